@@ -311,9 +311,7 @@ def explore_command(args, chosen):
             if depth == "measure":
                 costs = explore_measure.measure(param, costs, explore.rank(costs), lambda value, strategy, target:
                                                 explore.kernel_files(param.cipher, strategy, target, chosen.with_choice(
-                                                    param.assignment(value, param.key(strategy, target)))), args.top,
-                                                batches=explore.batches(param.cipher, chosen)
-                                                if param.cipher in explore_measure.SERIAL_CASES else None)
+                                                    param.assignment(value, param.key(strategy, target)))), args.top)
         ranking = explore.rank(costs)
         print(f"gen explore {args.cipher}: {param.name}, {len(costs)} values ({param.what}) x {len(ranking)} "
               f"kernels, depth {depth} ({time.monotonic() - start:.1f} s)\n")

@@ -176,12 +176,6 @@ def call_bytes(cipher, program):
     return program.info["batch_blocks"] * program.info.get("block_bits", 128) // 8
 
 
-def batches(cipher, chosen):
-    """{kernel: blocks per call} of a block cipher's kernels under `chosen`, in
-    dispatch order."""
-    return {f"{s}_{t}": PROGRAMS[cipher](s, SIMD_TARGETS[t], chosen).info["batch_blocks"] for s, t in kernels(cipher)}
-
-
 def parameters(cipher):
     """The cipher's parameters (gen/choices.py), in the file's order."""
     return [p for p in PARAMETERS.values() if p.cipher == cipher]
@@ -459,9 +453,8 @@ def modelled_mean(cost):
 
 
 def comparable(cost):
-    """Whether the cost was measured at what the model models, a loop of
-    batches (not the serial kernel at serial work: explore_measure.SERIAL_CASES)."""
-    return bool(cost.get("measured")) and not cost["measured"].get("serial")
+    """Whether the cost was measured (at what the model models, a loop of batches)."""
+    return bool(cost.get("measured"))
 
 
 def ns_per_byte(cost):
@@ -627,8 +620,7 @@ def _kernel_line(param, groups, best):
 def _cost_text(cost):
     """A group's cost in a few words: measured, else modelled, else static."""
     if cost.get("measured"):
-        serial = f" ({cost['measured']['mode']}, the serial kernel)" if cost["measured"].get("serial") else ""
-        return f"{cost['measured']['gbps']:.2f} Gbit/s measured{serial}"
+        return f"{cost['measured']['gbps']:.2f} Gbit/s measured"
     if "measured" in cost:
         return "not timed"
     mean = modelled_mean(cost)

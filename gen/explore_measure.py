@@ -9,9 +9,10 @@ then run in turns (round robin, `rounds` times, best kept), so that a drift
 of the clock over the run touches every value alike.  What is timed, per
 cipher (BENCH_CASES): SM4 CTR on 64 KiB, ZUC-128 keystream of 16 streams of
 4 KiB, uBlock-128/128 CTR on 64 KiB; for an assembly-only choice the
-assembly twin (<kernel>_asm).  A kernel is timed at the job the library
-gives it: the serial kernel of a block cipher is timed at serial work
-instead (SERIAL_CASES)."""
+assembly twin (<kernel>_asm).  Every kernel is timed at bulk work: a block
+cipher's serial work (CBC encryption, one block per call) runs on each kernel
+file's one-block form, which no explored parameter shapes (SERIAL_CASES is
+what `gen dispatch` times the serial slot on)."""
 
 import json
 import shutil
@@ -24,21 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # cipher -> (bench --cipher, --mode, further bench options)
 BENCH_CASES = {"sm4": ("sm4", "ctr", ("--sizes", "64K")), "zuc": ("zuc128", "keystream", ("--sizes", "4K")),
                "ublock": ("ublock128_128", "ctr", ("--sizes", "64K"))}
-# The serial kernel of a block cipher (serial_kernel) runs CBC encryption
-# under one key, one block per call: it is timed at that, SM4 on 64 KiB, and
-# uBlock-128/128 by bench's block-loop (one block encrypted 20,000 times
-# under one key: what one block costs a kernel).
+# The serial slot of gen dispatch (dispatch_measure): CBC encryption under
+# one key, one block per call, SM4 on 64 KiB, and uBlock-128/128 by bench's
+# block-loop (one block encrypted 20,000 times under one key: what one block
+# costs a kernel).
 SERIAL_CASES = {"sm4": ("sm4", "cbc-enc", ("--sizes", "64K")),
                 "ublock": ("ublock128_128", "block-loop", ("--loops", "20000"))}
-
-
-def serial_kernel(batches, native):
-    """The kernel sm4_core's and ublock_core's best_serial pick on this CPU:
-    of the native SIMD kernels, the one with the smallest batch (`batches`:
-    {kernel: blocks per call} under the checked-in choices, in dispatch
-    order), the first on a tie; None if there is none."""
-    mine = [kernel for kernel in batches if kernel in native]
-    return min(mine, key=batches.get) if mine else None
 
 
 def cpu_name():
@@ -133,21 +125,18 @@ def _one_per_shape(groups, costs, kernel, top):
     return list(seen.values())
 
 
-def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None, batches=None):
+def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None):
     """`costs` with "measured" added on every kernel this machine runs
     natively: the record of each of the kernel's `top` cheapest shapes,
     timed on its first value and shared by every value of that shape (one
     instruction sequence); None for the others, which were not timed.
-    `files(value, strategy, target)` gives the kernel's files under that value;
-    `batches` (explore.batches, for a cipher in SERIAL_CASES) finds the
-    serial kernel, whose C kernel is timed at serial work."""
+    `files(value, strategy, target)` gives the kernel's files under that value."""
     from .backends import SIMD_TARGETS
     bench = Bench(work)
     start = time.monotonic()
     bench.make()
     native = bench.native().get(BENCH_CASES[param.cipher][0], set())
     asm_only = param.name.endswith(".asm_pressure_schedule")
-    serial = None if asm_only or not batches else serial_kernel(batches, native)
     out = {v: dict(per) for v, per in costs.items()}
     todo = [(kernel, groups) for kernel, groups in ranking.items()
             if (f"{kernel}_asm" if asm_only else kernel) in native]
@@ -167,11 +156,7 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None,
             progress.write(f"\rgen explore: {param.name} measure {kernel} ({number}/{len(todo)}): timing "
                            f"{len(benches)} values, {time.monotonic() - start:.0f} s so far{' ' * 20}")
             progress.flush()
-        if kernel == serial:
-            records = {label: {**r, "serial": True}
-                       for label, r in bench.time(benches, SERIAL_CASES[param.cipher], impl).items()}
-        else:
-            records = bench.time(benches, BENCH_CASES[param.cipher], impl)
+        records = bench.time(benches, BENCH_CASES[param.cipher], impl)
         by_shape = {costs[value][kernel]["shape"]: records[json.dumps(value)] for value in timed}
         for value in costs:
             if "invalid" not in costs[value][kernel]:       # (no value for this kernel: nothing to time)

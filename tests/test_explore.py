@@ -294,10 +294,10 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
     assert out[8]["byteslice_avx2_gfni"]["measured"] == out[2]["byteslice_avx2_gfni"]["measured"] is not None
 
 
-def test_the_serial_kernel_is_timed_at_serial_work(monkeypatch, tmp_path):
-    """The native kernel with the smallest batch (best_serial's pick) is timed
-    on CBC encryption, the others on CTR; serial records say so in the table
-    and are left out of the modelled-against-measured correlation."""
+def test_every_kernel_is_timed_at_bulk_work(monkeypatch, tmp_path):
+    """Serial work runs on the one-block forms, which no parameter shapes: so
+    the kernel with the smallest batch too is timed on CTR (BENCH_CASES), its
+    records in the modelled-against-measured correlation."""
     from gen import explore_measure
     param = choices.PARAMETERS["sm4.groups"]
     kernels_ = ("wordslice_avx2_gfni", "wordslice_ssse3_aesni")
@@ -310,17 +310,11 @@ def test_the_serial_kernel_is_timed_at_serial_work(monkeypatch, tmp_path):
     monkeypatch.setattr(explore_measure.Bench, "variant", lambda self, files, label: label)
     monkeypatch.setattr(explore_measure.Bench, "time", lambda self, benches, case, impl: cases.setdefault(impl, case)
                         and {value: {"gbps": 10.0 - label, "cpb": 1.0, "mode": case[1]} for value, label in benches.items()})
-    batches = {"byteslice_avx2_gfni": 64, "wordslice_avx2_gfni": 64, "wordslice_ssse3_aesni": 4}
-    out = explore_measure.measure(param, costs, explore.rank(costs), lambda v, s, t: {}, top=4, progress=None,
-                                  batches=batches)
-    assert cases == {"wordslice_avx2_gfni": explore_measure.BENCH_CASES["sm4"],
-                     "wordslice_ssse3_aesni": explore_measure.SERIAL_CASES["sm4"]}
-    assert out[1]["wordslice_ssse3_aesni"]["measured"]["serial"] and "serial" not in out[1]["wordslice_avx2_gfni"]["measured"]
+    out = explore_measure.measure(param, costs, explore.rank(costs), lambda v, s, t: {}, top=4, progress=None)
+    assert cases == {k: explore_measure.BENCH_CASES["sm4"] for k in kernels_}
     ranking = explore.rank(out)
-    assert "Gbit/s measured (cbc-enc, the serial kernel)" in explore.table(param, ranking, 4)
-    assert explore.correlations(ranking) == {"avx2_gfni": (1.0, 4)}        # the serial kernel's are left out
-    assert explore_measure.serial_kernel(batches, {"wordslice_avx2_gfni", "byteslice_avx2_gfni"}) == "byteslice_avx2_gfni"
-    assert explore_measure.serial_kernel(batches, {"reference_scalar"}) is None
+    assert "serial" not in explore.table(param, ranking, 4)
+    assert set(explore.correlations(ranking)) == {"avx2_gfni", "ssse3_aesni"}
 
 
 def test_a_variant_writes_only_the_files_it_changes_and_puts_them_back(monkeypatch, tmp_path):

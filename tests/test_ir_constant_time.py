@@ -49,7 +49,8 @@ CHECKED = [(cipher, strategy, target) for cipher in CIPHERS for strategy, target
 def expected_programs(cipher, strategy):
     """How many functions each kernel file holds: SM4 a block kernel, its
     xor_into_stores form, its counter form, its whitened form (XTS's blocks),
-    GCM's stitched form (gen/ir/keystream.py, gen/ir/stitch.py), GHASH's step
+    GCM's stitched form (gen/ir/keystream.py, gen/ir/stitch.py), the one-block
+    form, the multi-key form but on rounds4 (gen/emit/sm4_files.py), GHASH's step
     and XTS's tweaks (two rules, two starts: gen/emit/gf128_files.py); ZUC
     init, keystream, keystream XORed into the messages, the one-round
     keystream word and the two MAC folds (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
@@ -57,7 +58,7 @@ def expected_programs(cipher, strategy):
     strategies whose counter form is their own, and the one-block program
     in both directions."""
     if cipher == "sm4":
-        return 5 + 1 + 2 * len(gf128_files.TWEAK_STARTS)
+        return 5 + 1 + 2 * len(gf128_files.TWEAK_STARTS) + 1 + (strategy != "rounds4")
     if cipher == "zuc":
         return 6
     per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0) + 2

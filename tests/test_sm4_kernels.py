@@ -228,3 +228,39 @@ def test_one_block_round_joins_the_layer_parts():
     assert "vprold $2, %xmm" in text and "vpternlogd" in text
     registers = {int(n) for n in re.findall(r"%[xyz]mm(\d+)", text)}
     assert max(registers) < 16 and "%zmm" not in text and "%ymm" not in text
+
+
+# ---- the multi-key form (many CBC streams side by side) ------------------------
+
+@pytest.mark.parametrize("strategy, target", [("wordslice", None)] + list(kernels("sm4")),
+                         ids=lambda x: x or "abstract")
+def test_multi_key_form_gives_every_block_its_own_key(strategy, target):
+    """Every SM4 kernel file's multi-key form (none for rounds4) through
+    xor_into_loads, abstract and lowered: block j of the pass is
+    E_j(in_j ^ src_j) under stream j's round keys, laid out per round in
+    key_order, for each direction's keys."""
+    from gen.emit.sm4_files import MULTI_STREAMS, multi_key_program
+    from gen.ir.keystream import xor_into_loads
+    t = SIMD_TARGETS[target or "avx2_gfni"]
+    abstract = multi_key_program(strategy, t, choices.load())
+    if strategy == "rounds4":
+        assert abstract is None
+        return
+    program = xor_into_loads(abstract)
+    if target is not None:
+        program = t.lower(program)
+    order = abstract.info["key_order"]
+    assert abstract.info["batch_blocks"] == MULTI_STREAMS and sorted(order) == list(range(MULTI_STREAMS))
+    rng = random.Random(f"multi/{strategy}/{target}")
+    schedules = [key_schedule(rng.randbytes(16)) for _ in range(MULTI_STREAMS)]
+    data, chain = rng.randbytes(16 * MULTI_STREAMS), rng.randbytes(16 * MULTI_STREAMS)
+    for reverse in (False, True):
+        keys = [rks[::-1] if reverse else rks for rks in schedules]
+        table = bytearray(b"".join(keys[order[p]][r].to_bytes(4, "little")
+                                   for r in range(32) for p in range(MULTI_STREAMS)))
+        memory = {"rk": table, "in": bytearray(data), "src": bytearray(chain), "out": bytearray(len(data))}
+        run(program, memory)
+        want = b"".join(crypt_block(keys[j], bytes(a ^ b for a, b in zip(data[16 * j:16 * j + 16],
+                                                                         chain[16 * j:16 * j + 16])))
+                        for j in range(MULTI_STREAMS))
+        assert bytes(memory["out"]) == want

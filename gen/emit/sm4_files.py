@@ -78,6 +78,25 @@ def one_block_program(strategy, choices):
     return sm4_wordslice.one_block_program(choices.get("sm4.decomposition"))
 
 
+# Streams per pass of the multi-key form: ipsec-mb's 16 lanes (AES-CBC on
+# AVX-512), one 512-bit word-sliced group; at 256 and 128 bits 2 and 4 groups.
+MULTI_STREAMS = 16
+
+
+def multi_key_program(strategy, target, choices):
+    """The kernel's multi-key form (abstract), MULTI_STREAMS blocks each under
+    its own round keys, for CBC encryption of many streams side by side: the
+    word-sliced program with per-block keys (a byte-sliced key form is per
+    batch) and L's flat form (a pass is one chain of rounds per stream, so its
+    time is the chain's), None for rounds4 (its instruction's keys would each be loaded
+    per block: not built)."""
+    if strategy == "rounds4":
+        return None
+    groups = MULTI_STREAMS // (4 * (target.bits // 128))
+    return sm4_wordslice.program(target.bits, groups=groups, decomposition_index=choices.get("sm4.decomposition"),
+                                 keys_per_block=True, layer="flat")
+
+
 def kernel_file(strategy, target, choices):
     """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
@@ -110,12 +129,22 @@ def kernel_file(strategy, target, choices):
                   body_ctr=bodies(counter_form, "batch_ctr"), body_xts=bodies(target.lower(whiten(abstract)), "batch_xts"),
                   gf128=gf128, body_gcm=bodies(gcm_form, "batch_gcm"),
                   body_one_block=bodies(target.lower(xor_into_loads(one_block_program(strategy, choices))), "one_block"),
+                  multi=multi_form(multi_key_program(strategy, target, choices), target, bodies),
                   ghash_step_blocks=gcm_form.info["stitched_blocks"],
                   xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])
                              for c in gf128_files.gf128.XTS_CONVENTIONS],
                   key_expr=key_expr, ctr_group_blocks=CTR_GROUP_BLOCKS, **target_facts(target),
                   tuning=tuning_lines(choices, "sm4", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
+
+
+def multi_form(program, target, bodies):
+    """The template's view of the multi-key form: its CBC step (src the
+    streams' chaining values) and which stream's key each round-key word is."""
+    if program is None:
+        return None
+    return dict(body=bodies(target.lower(xor_into_loads(program)), "batch_multi"),
+                streams=program.info["batch_blocks"], key_order=program.info["key_order"])
 
 
 def key_schedule_file(target, choices):
@@ -145,7 +174,8 @@ def shared_files(choices):
     batches = [STRATEGIES[s].program(SIMD_TARGETS[t].bits, **program_options(s, SIMD_TARGETS[t], choices))
                .info["batch_blocks"] for s, t in KERNELS]
     return {"src/sm4_internal.h": render("sm4_internal.h.j2", provenance=provenance(SPEC_SOURCES + ["templates/"]),
-                                         max_batch_bytes=max(batches) * sm4.BLOCK_BYTES)}
+                                         max_batch_bytes=max(batches) * sm4.BLOCK_BYTES,
+                                         multi_streams=MULTI_STREAMS)}
 
 
 def files(choices):

@@ -16,14 +16,18 @@ from .sm4_constants import decomposition, round_loop_count
 from .transpose import transpose
 
 
-def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
+def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4, keys_per_block=False,
+            layer="plan"):
     """`groups` independent sets of 4 registers interleaved; the round loop
     writes `rounds_per_iteration` rounds out (a multiple of 4: every iteration
-    starts at slot 0)."""
+    starts at slot 0).  keys_per_block: every block with round keys of its own
+    (many streams under many keys side by side, multi_key_order), else one
+    key for the batch.  layer: L as LAYERS names it, "plan" (fewest
+    operations) or "flat" (shortest chain, for a pass bound by its chain)."""
     dec = decomposition(decomposition_index)
     lanes = bits // 128
     blocks = 4 * lanes * groups
-    b = Builder(f"wordslice{bits}", bits, ("rk", "in", "out"))
+    b = Builder(f"wordslice{bits}{'_multi_key' if keys_per_block else ''}", bits, ("rk", "in", "out"))
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
     b.comment(f"Load {blocks} blocks ({groups} groups), big-endian words to native, transpose 4x4 words.")
     x = []
@@ -35,15 +39,35 @@ def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
             b.assign(words[w], cols[w])
         x.append(words)
 
-    rounds(b, x, dec, rounds_per_iteration, layer_with_plan)
+    if keys_per_block:
+        step = groups * bits // 8  # one round's keys: a register of words per group
+
+        def round_key(k, g):
+            return b.load("rk", Index((k * groups + g) * bits // 8, (("r", rounds_per_iteration * step),)), "rkv")
+    else:
+        round_key = broadcast_key(b, rounds_per_iteration)
+    rounds(b, x, dec, rounds_per_iteration, LAYERS[layer], round_key)
 
     b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian.")
     for g in range(groups):
         rows = transpose(b, [x[g][slot] for slot in (3, 2, 1, 0)], 32, "tro")
         for k in range(4):
             b.store("out", (4 * g + k) * bits // 8, b.lookup16(rows[k], bswap, "outbe"))
+    if keys_per_block:
+        return b.finish(batch_blocks=blocks, key_form="words_per_block", rounds_per_iteration=rounds_per_iteration,
+                        strategy="wordslice", key_order=multi_key_order(bits, groups))
     return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=rounds_per_iteration,
                     strategy="wordslice")
+
+
+def multi_key_order(bits, groups):
+    """Which block's key word each 32-bit place of a round's keys holds, in
+    the multi-key form: per round, per group, a register of words in which
+    element e of 128-bit lane L is word e of the transposed rows, block
+    4·lanes·g + lanes·e + L (the load order puts block lanes·k + L in lane L of
+    row k)."""
+    lanes = bits // 128
+    return tuple(4 * lanes * g + lanes * e + lane for g in range(groups) for lane in range(lanes) for e in range(4))
 
 
 def layer_with_plan(b, x0, s, hint):
@@ -66,10 +90,18 @@ def layer_flat(b, x0, s, hint):
     return b.xor(near, far, f"{hint}x"), (near, far)
 
 
-def rounds(b, x, dec, rounds_per_iteration, layer):
+LAYERS = {"plan": layer_with_plan, "flat": layer_flat}
+
+
+def broadcast_key(b, rounds_per_iteration):
+    """round_key for one key over every block: round k's word in every lane."""
+    return lambda k, g: b.bcast32("rk", Index(4 * k, (("r", 4 * rounds_per_iteration),)), "rkw")
+
+
+def rounds(b, x, dec, rounds_per_iteration, layer, round_key):
     """The 32 rounds on the groups x (4 word registers each), a loop of
     `rounds_per_iteration` rounds: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)), the slots
-    renamed mod 4, the round key broadcast to every lane, X0 ^ L by `layer`,
+    renamed mod 4, group g's round key k from round_key(k, g), X0 ^ L by `layer`,
     which returns the new word and, optionally, two parts whose XOR it is: the
     next round in the same loop body then joins those parts to its S-box input
     instead of the word (the word is still kept for the rounds after)."""
@@ -79,8 +111,8 @@ def rounds(b, x, dec, rounds_per_iteration, layer):
         parts = {}  # group -> the newest word's parts, within this loop body
         for k in range(rounds_per_iteration):
             b.comment(f"Round {rounds_per_iteration}r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
-            key = b.bcast32("rk", Index(4 * k, (("r", 4 * rounds_per_iteration),)), "rkw")
             for g, words in enumerate(x):
+                key = round_key(k, g)
                 word = [words[(k + w) % 4] for w in range(4)]
                 newest = list(parts[g]) if parts.get(g) else [word[3]]  # the newest joins last
                 t = b.xor_all([b.xor_all([word[1], word[2], key], f"g{g}k")] + newest, f"g{g}t")
@@ -110,7 +142,7 @@ def one_block_program(decomposition_index=None, rounds_per_iteration=4):
         spread = b.const(bytes(4 * w + 3 - i for i in range(4)) * 4, f"word{w}_le",
                          f"word {w} to native order, in every 32-bit lane")
         b.assign(var, b.lookup16(block, spread, f"w{w}"))
-    rounds(b, [x], dec, rounds_per_iteration, layer_flat)
+    rounds(b, [x], dec, rounds_per_iteration, layer_flat, broadcast_key(b, rounds_per_iteration))
     b.comment("Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian.")
     high = b.unpacklo(x[3], x[2], 32, "x35x34")
     low = b.unpacklo(x[1], x[0], 32, "x33x32")

@@ -85,6 +85,12 @@ typedef struct sm4_impl {
    * runs the MACs' chain (CBC-MAC, CMAC, CCM) and writes nothing but chain.
    * in may equal out.  NULL on the reference. */
   void (*encrypt_chained)(const sm4_key *key, uint8_t chain[16], const uint8_t *in, uint8_t *out, size_t nblocks);
+  /* CBC encryption of n streams of nblocks blocks each, stream j under keys[j]
+   * from ivs[j], side by side through the kernel's multi-key form (16 streams
+   * per pass, one block of each); in[j] may equal out[j].  NULL where the
+   * kernel has none (rounds4, the reference). */
+  void (*cbc_encrypt_multi)(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                            const uint8_t *const in[], uint8_t *const out[], size_t nblocks);
   /* The GF(2^128) functions of the GCM and XTS modes at this kernel's width
    * (kc_gf128.h: kc_ghash_fn, kc_xts_tweaks_fn).  NULL on the reference. */
   void (*ghash)(uint8_t y[16], const uint8_t *table, const uint8_t *msg, size_t nsteps);
@@ -137,6 +143,19 @@ void sm4_register_emulated(void);
  * SM4_ERR_LENGTH; a refused call writes nothing. */
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
               const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len);
+
+/* n independent streams of len bytes each, stream j with its own key, IV and
+ * buffers (in[j] may equal out[j]).  CBC encryption, serial within a stream,
+ * runs 16 streams side by side through the kernel's multi-key form
+ * (cbc_encrypt_multi); ECB, CBC decryption and CTR, parallel within a stream
+ * already, run stream by stream through sm4_crypt.  impl NULL: for CBC
+ * encryption the bulk default if it has the multi-key form, else the first
+ * native kernel that has it; for the others sm4_crypt's default.  Returns
+ * SM4_OK (n 0: nothing done) or sm4_crypt's errors in its order, and
+ * SM4_ERR_NO_IMPL for CBC encryption on a kernel without the form; a refused
+ * call writes nothing. */
+int sm4_crypt_multi(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, size_t n, const sm4_key *const keys[],
+                    const uint8_t *const ivs[], const uint8_t *const in[], uint8_t *const out[], size_t len);
 
 /* Convenience wrappers over sm4_crypt with the best native implementation. */
 int sm4_ecb_encrypt(const sm4_key *key, const uint8_t *in, uint8_t *out, size_t len);

@@ -7701,6 +7701,315 @@ static void sm4_byteslice_avx2_gfni_one_block(const uint8_t *rk, const uint8_t *
     _mm_storeu_si128((void *)(out), outbe);
 }
 
+/* The multi-key form's CBC step: 16 blocks, block j of stream j under its own
+ * round keys, out = E_j(in ^ src) (gen/emit/sm4_files.py multi_key_program through
+ * xor_into_loads; src the streams' chaining values).  Round r's keys are 16 words,
+ * word p the key of stream sm4_byteslice_avx2_gfni_multi_key_order[p] (the registers' order). */
+static void sm4_byteslice_avx2_gfni_batch_multi(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m256i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m256i bswap32 = kc_bcast16_256(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m256i gfni_mat_1 = kc_bcast16_256(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+
+    /* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+    const __m256i raw = _mm256_loadu_si256((const void *)(in));
+    const __m256i tweak = _mm256_loadu_si256((const void *)(src));
+    const __m256i row = _mm256_xor_si256(raw, tweak);
+    const __m256i rowle = _mm256_shuffle_epi8(row, bswap32);
+    const __m256i raw_1 = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i tweak_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i row_1 = _mm256_xor_si256(raw_1, tweak_1);
+    const __m256i rowle_1 = _mm256_shuffle_epi8(row_1, bswap32);
+    const __m256i raw_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i tweak_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i row_2 = _mm256_xor_si256(raw_2, tweak_2);
+    const __m256i rowle_2 = _mm256_shuffle_epi8(row_2, bswap32);
+    const __m256i raw_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i tweak_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i row_3 = _mm256_xor_si256(raw_3, tweak_3);
+    const __m256i rowle_3 = _mm256_shuffle_epi8(row_3, bswap32);
+    const __m256i tr0 = _mm256_unpacklo_epi32(rowle, rowle_2);
+    const __m256i tr0_1 = _mm256_unpackhi_epi32(rowle, rowle_2);
+    const __m256i tr0_2 = _mm256_unpacklo_epi32(rowle_1, rowle_3);
+    const __m256i tr0_3 = _mm256_unpackhi_epi32(rowle_1, rowle_3);
+    const __m256i tr1 = _mm256_unpacklo_epi32(tr0, tr0_2);
+    const __m256i tr1_1 = _mm256_unpackhi_epi32(tr0, tr0_2);
+    const __m256i tr1_2 = _mm256_unpacklo_epi32(tr0_1, tr0_3);
+    const __m256i tr1_3 = _mm256_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    const __m256i raw_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i tweak_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i row_4 = _mm256_xor_si256(raw_4, tweak_4);
+    const __m256i rowle_4 = _mm256_shuffle_epi8(row_4, bswap32);
+    const __m256i raw_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i tweak_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i row_5 = _mm256_xor_si256(raw_5, tweak_5);
+    const __m256i rowle_5 = _mm256_shuffle_epi8(row_5, bswap32);
+    const __m256i raw_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i tweak_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i row_6 = _mm256_xor_si256(raw_6, tweak_6);
+    const __m256i rowle_6 = _mm256_shuffle_epi8(row_6, bswap32);
+    const __m256i raw_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i tweak_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i row_7 = _mm256_xor_si256(raw_7, tweak_7);
+    const __m256i rowle_7 = _mm256_shuffle_epi8(row_7, bswap32);
+    const __m256i tr0_4 = _mm256_unpacklo_epi32(rowle_4, rowle_6);
+    const __m256i tr0_5 = _mm256_unpackhi_epi32(rowle_4, rowle_6);
+    const __m256i tr0_6 = _mm256_unpacklo_epi32(rowle_5, rowle_7);
+    const __m256i tr0_7 = _mm256_unpackhi_epi32(rowle_5, rowle_7);
+    const __m256i tr1_4 = _mm256_unpacklo_epi32(tr0_4, tr0_6);
+    const __m256i tr1_5 = _mm256_unpackhi_epi32(tr0_4, tr0_6);
+    const __m256i tr1_6 = _mm256_unpacklo_epi32(tr0_5, tr0_7);
+    const __m256i tr1_7 = _mm256_unpackhi_epi32(tr0_5, tr0_7);
+    g1x0 = tr1_4;
+    g1x1 = tr1_5;
+    g1x2 = tr1_6;
+    g1x3 = tr1_7;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m256i rkv = _mm256_loadu_si256((const void *)(rk + 256 * r));
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkv);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
+        const __m256i g0a = _mm256_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m256i g0s = _mm256_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m256i g0r2_l = _mm256_slli_epi32(g0s, 2);
+        const __m256i g0r2_r = _mm256_srli_epi32(g0s, 30);
+        const __m256i g0r2 = _mm256_or_si256(g0r2_l, g0r2_r);
+        const __m256i g0r10_l = _mm256_slli_epi32(g0s, 10);
+        const __m256i g0r10_r = _mm256_srli_epi32(g0s, 22);
+        const __m256i g0r10 = _mm256_or_si256(g0r10_l, g0r10_r);
+        const __m256i g0r18_l = _mm256_slli_epi32(g0s, 18);
+        const __m256i g0r18_r = _mm256_srli_epi32(g0s, 14);
+        const __m256i g0r18 = _mm256_or_si256(g0r18_l, g0r18_r);
+        const __m256i g0r24 = _mm256_shuffle_epi8(g0s, rotl24);
+        const __m256i g0n_acc = _mm256_xor_si256(g0x0, g0s);
+        const __m256i g0n = _mm256_xor_si256(g0n_acc, g0r24);
+        const __m256i g0f_acc = _mm256_xor_si256(g0r2, g0r10);
+        const __m256i g0f = _mm256_xor_si256(g0f_acc, g0r18);
+        const __m256i g0x = _mm256_xor_si256(g0n, g0f);
+        g0x0 = g0x;
+        const __m256i rkv_1 = _mm256_loadu_si256((const void *)(rk + 256 * r + 32));
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkv_1);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
+        const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
+        const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
+        const __m256i g1r2_l = _mm256_slli_epi32(g1s, 2);
+        const __m256i g1r2_r = _mm256_srli_epi32(g1s, 30);
+        const __m256i g1r2 = _mm256_or_si256(g1r2_l, g1r2_r);
+        const __m256i g1r10_l = _mm256_slli_epi32(g1s, 10);
+        const __m256i g1r10_r = _mm256_srli_epi32(g1s, 22);
+        const __m256i g1r10 = _mm256_or_si256(g1r10_l, g1r10_r);
+        const __m256i g1r18_l = _mm256_slli_epi32(g1s, 18);
+        const __m256i g1r18_r = _mm256_srli_epi32(g1s, 14);
+        const __m256i g1r18 = _mm256_or_si256(g1r18_l, g1r18_r);
+        const __m256i g1r24 = _mm256_shuffle_epi8(g1s, rotl24);
+        const __m256i g1n_acc = _mm256_xor_si256(g1x0, g1s);
+        const __m256i g1n = _mm256_xor_si256(g1n_acc, g1r24);
+        const __m256i g1f_acc = _mm256_xor_si256(g1r2, g1r10);
+        const __m256i g1f = _mm256_xor_si256(g1f_acc, g1r18);
+        const __m256i g1x = _mm256_xor_si256(g1n, g1f);
+        g1x0 = g1x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m256i rkv_2 = _mm256_loadu_si256((const void *)(rk + 256 * r + 64));
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkv_2);
+        const __m256i g0t_acc = _mm256_xor_si256(g0k_1, g0n);
+        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc, g0f);
+        const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m256i g0r2_1_l = _mm256_slli_epi32(g0s_1, 2);
+        const __m256i g0r2_1_r = _mm256_srli_epi32(g0s_1, 30);
+        const __m256i g0r2_1 = _mm256_or_si256(g0r2_1_l, g0r2_1_r);
+        const __m256i g0r10_1_l = _mm256_slli_epi32(g0s_1, 10);
+        const __m256i g0r10_1_r = _mm256_srli_epi32(g0s_1, 22);
+        const __m256i g0r10_1 = _mm256_or_si256(g0r10_1_l, g0r10_1_r);
+        const __m256i g0r18_1_l = _mm256_slli_epi32(g0s_1, 18);
+        const __m256i g0r18_1_r = _mm256_srli_epi32(g0s_1, 14);
+        const __m256i g0r18_1 = _mm256_or_si256(g0r18_1_l, g0r18_1_r);
+        const __m256i g0r24_1 = _mm256_shuffle_epi8(g0s_1, rotl24);
+        const __m256i g0n_acc_1 = _mm256_xor_si256(g0x1, g0s_1);
+        const __m256i g0n_1 = _mm256_xor_si256(g0n_acc_1, g0r24_1);
+        const __m256i g0f_acc_1 = _mm256_xor_si256(g0r2_1, g0r10_1);
+        const __m256i g0f_1 = _mm256_xor_si256(g0f_acc_1, g0r18_1);
+        const __m256i g0x_1 = _mm256_xor_si256(g0n_1, g0f_1);
+        g0x1 = g0x_1;
+        const __m256i rkv_3 = _mm256_loadu_si256((const void *)(rk + 256 * r + 96));
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkv_3);
+        const __m256i g1t_acc = _mm256_xor_si256(g1k_1, g1n);
+        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc, g1f);
+        const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
+        const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
+        const __m256i g1r2_1_l = _mm256_slli_epi32(g1s_1, 2);
+        const __m256i g1r2_1_r = _mm256_srli_epi32(g1s_1, 30);
+        const __m256i g1r2_1 = _mm256_or_si256(g1r2_1_l, g1r2_1_r);
+        const __m256i g1r10_1_l = _mm256_slli_epi32(g1s_1, 10);
+        const __m256i g1r10_1_r = _mm256_srli_epi32(g1s_1, 22);
+        const __m256i g1r10_1 = _mm256_or_si256(g1r10_1_l, g1r10_1_r);
+        const __m256i g1r18_1_l = _mm256_slli_epi32(g1s_1, 18);
+        const __m256i g1r18_1_r = _mm256_srli_epi32(g1s_1, 14);
+        const __m256i g1r18_1 = _mm256_or_si256(g1r18_1_l, g1r18_1_r);
+        const __m256i g1r24_1 = _mm256_shuffle_epi8(g1s_1, rotl24);
+        const __m256i g1n_acc_1 = _mm256_xor_si256(g1x1, g1s_1);
+        const __m256i g1n_1 = _mm256_xor_si256(g1n_acc_1, g1r24_1);
+        const __m256i g1f_acc_1 = _mm256_xor_si256(g1r2_1, g1r10_1);
+        const __m256i g1f_1 = _mm256_xor_si256(g1f_acc_1, g1r18_1);
+        const __m256i g1x_1 = _mm256_xor_si256(g1n_1, g1f_1);
+        g1x1 = g1x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m256i rkv_4 = _mm256_loadu_si256((const void *)(rk + 256 * r + 128));
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkv_4);
+        const __m256i g0t_acc_1 = _mm256_xor_si256(g0k_2, g0n_1);
+        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_1, g0f_1);
+        const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m256i g0r2_2_l = _mm256_slli_epi32(g0s_2, 2);
+        const __m256i g0r2_2_r = _mm256_srli_epi32(g0s_2, 30);
+        const __m256i g0r2_2 = _mm256_or_si256(g0r2_2_l, g0r2_2_r);
+        const __m256i g0r10_2_l = _mm256_slli_epi32(g0s_2, 10);
+        const __m256i g0r10_2_r = _mm256_srli_epi32(g0s_2, 22);
+        const __m256i g0r10_2 = _mm256_or_si256(g0r10_2_l, g0r10_2_r);
+        const __m256i g0r18_2_l = _mm256_slli_epi32(g0s_2, 18);
+        const __m256i g0r18_2_r = _mm256_srli_epi32(g0s_2, 14);
+        const __m256i g0r18_2 = _mm256_or_si256(g0r18_2_l, g0r18_2_r);
+        const __m256i g0r24_2 = _mm256_shuffle_epi8(g0s_2, rotl24);
+        const __m256i g0n_acc_2 = _mm256_xor_si256(g0x2, g0s_2);
+        const __m256i g0n_2 = _mm256_xor_si256(g0n_acc_2, g0r24_2);
+        const __m256i g0f_acc_2 = _mm256_xor_si256(g0r2_2, g0r10_2);
+        const __m256i g0f_2 = _mm256_xor_si256(g0f_acc_2, g0r18_2);
+        const __m256i g0x_2 = _mm256_xor_si256(g0n_2, g0f_2);
+        g0x2 = g0x_2;
+        const __m256i rkv_5 = _mm256_loadu_si256((const void *)(rk + 256 * r + 160));
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkv_5);
+        const __m256i g1t_acc_1 = _mm256_xor_si256(g1k_2, g1n_1);
+        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_1, g1f_1);
+        const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
+        const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
+        const __m256i g1r2_2_l = _mm256_slli_epi32(g1s_2, 2);
+        const __m256i g1r2_2_r = _mm256_srli_epi32(g1s_2, 30);
+        const __m256i g1r2_2 = _mm256_or_si256(g1r2_2_l, g1r2_2_r);
+        const __m256i g1r10_2_l = _mm256_slli_epi32(g1s_2, 10);
+        const __m256i g1r10_2_r = _mm256_srli_epi32(g1s_2, 22);
+        const __m256i g1r10_2 = _mm256_or_si256(g1r10_2_l, g1r10_2_r);
+        const __m256i g1r18_2_l = _mm256_slli_epi32(g1s_2, 18);
+        const __m256i g1r18_2_r = _mm256_srli_epi32(g1s_2, 14);
+        const __m256i g1r18_2 = _mm256_or_si256(g1r18_2_l, g1r18_2_r);
+        const __m256i g1r24_2 = _mm256_shuffle_epi8(g1s_2, rotl24);
+        const __m256i g1n_acc_2 = _mm256_xor_si256(g1x2, g1s_2);
+        const __m256i g1n_2 = _mm256_xor_si256(g1n_acc_2, g1r24_2);
+        const __m256i g1f_acc_2 = _mm256_xor_si256(g1r2_2, g1r10_2);
+        const __m256i g1f_2 = _mm256_xor_si256(g1f_acc_2, g1r18_2);
+        const __m256i g1x_2 = _mm256_xor_si256(g1n_2, g1f_2);
+        g1x2 = g1x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m256i rkv_6 = _mm256_loadu_si256((const void *)(rk + 256 * r + 192));
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkv_6);
+        const __m256i g0t_acc_2 = _mm256_xor_si256(g0k_3, g0n_2);
+        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_2, g0f_2);
+        const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m256i g0r2_3_l = _mm256_slli_epi32(g0s_3, 2);
+        const __m256i g0r2_3_r = _mm256_srli_epi32(g0s_3, 30);
+        const __m256i g0r2_3 = _mm256_or_si256(g0r2_3_l, g0r2_3_r);
+        const __m256i g0r10_3_l = _mm256_slli_epi32(g0s_3, 10);
+        const __m256i g0r10_3_r = _mm256_srli_epi32(g0s_3, 22);
+        const __m256i g0r10_3 = _mm256_or_si256(g0r10_3_l, g0r10_3_r);
+        const __m256i g0r18_3_l = _mm256_slli_epi32(g0s_3, 18);
+        const __m256i g0r18_3_r = _mm256_srli_epi32(g0s_3, 14);
+        const __m256i g0r18_3 = _mm256_or_si256(g0r18_3_l, g0r18_3_r);
+        const __m256i g0r24_3 = _mm256_shuffle_epi8(g0s_3, rotl24);
+        const __m256i g0n_acc_3 = _mm256_xor_si256(g0x3, g0s_3);
+        const __m256i g0n_3 = _mm256_xor_si256(g0n_acc_3, g0r24_3);
+        const __m256i g0f_acc_3 = _mm256_xor_si256(g0r2_3, g0r10_3);
+        const __m256i g0f_3 = _mm256_xor_si256(g0f_acc_3, g0r18_3);
+        const __m256i g0x_3 = _mm256_xor_si256(g0n_3, g0f_3);
+        g0x3 = g0x_3;
+        const __m256i rkv_7 = _mm256_loadu_si256((const void *)(rk + 256 * r + 224));
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkv_7);
+        const __m256i g1t_acc_2 = _mm256_xor_si256(g1k_3, g1n_2);
+        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_2, g1f_2);
+        const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
+        const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
+        const __m256i g1r2_3_l = _mm256_slli_epi32(g1s_3, 2);
+        const __m256i g1r2_3_r = _mm256_srli_epi32(g1s_3, 30);
+        const __m256i g1r2_3 = _mm256_or_si256(g1r2_3_l, g1r2_3_r);
+        const __m256i g1r10_3_l = _mm256_slli_epi32(g1s_3, 10);
+        const __m256i g1r10_3_r = _mm256_srli_epi32(g1s_3, 22);
+        const __m256i g1r10_3 = _mm256_or_si256(g1r10_3_l, g1r10_3_r);
+        const __m256i g1r18_3_l = _mm256_slli_epi32(g1s_3, 18);
+        const __m256i g1r18_3_r = _mm256_srli_epi32(g1s_3, 14);
+        const __m256i g1r18_3 = _mm256_or_si256(g1r18_3_l, g1r18_3_r);
+        const __m256i g1r24_3 = _mm256_shuffle_epi8(g1s_3, rotl24);
+        const __m256i g1n_acc_3 = _mm256_xor_si256(g1x3, g1s_3);
+        const __m256i g1n_3 = _mm256_xor_si256(g1n_acc_3, g1r24_3);
+        const __m256i g1f_acc_3 = _mm256_xor_si256(g1r2_3, g1r10_3);
+        const __m256i g1f_3 = _mm256_xor_si256(g1f_acc_3, g1r18_3);
+        const __m256i g1x_3 = _mm256_xor_si256(g1n_3, g1f_3);
+        g1x3 = g1x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m256i tro0 = _mm256_unpacklo_epi32(g0x3, g0x1);
+    const __m256i tro0_1 = _mm256_unpackhi_epi32(g0x3, g0x1);
+    const __m256i tro0_2 = _mm256_unpacklo_epi32(g0x2, g0x0);
+    const __m256i tro0_3 = _mm256_unpackhi_epi32(g0x2, g0x0);
+    const __m256i tro1 = _mm256_unpacklo_epi32(tro0, tro0_2);
+    const __m256i tro1_1 = _mm256_unpackhi_epi32(tro0, tro0_2);
+    const __m256i tro1_2 = _mm256_unpacklo_epi32(tro0_1, tro0_3);
+    const __m256i tro1_3 = _mm256_unpackhi_epi32(tro0_1, tro0_3);
+    const __m256i outbe = _mm256_shuffle_epi8(tro1, bswap32);
+    _mm256_storeu_si256((void *)(out), outbe);
+    const __m256i outbe_1 = _mm256_shuffle_epi8(tro1_1, bswap32);
+    _mm256_storeu_si256((void *)(out + 32), outbe_1);
+    const __m256i outbe_2 = _mm256_shuffle_epi8(tro1_2, bswap32);
+    _mm256_storeu_si256((void *)(out + 64), outbe_2);
+    const __m256i outbe_3 = _mm256_shuffle_epi8(tro1_3, bswap32);
+    _mm256_storeu_si256((void *)(out + 96), outbe_3);
+    const __m256i tro0_4 = _mm256_unpacklo_epi32(g1x3, g1x1);
+    const __m256i tro0_5 = _mm256_unpackhi_epi32(g1x3, g1x1);
+    const __m256i tro0_6 = _mm256_unpacklo_epi32(g1x2, g1x0);
+    const __m256i tro0_7 = _mm256_unpackhi_epi32(g1x2, g1x0);
+    const __m256i tro1_4 = _mm256_unpacklo_epi32(tro0_4, tro0_6);
+    const __m256i tro1_5 = _mm256_unpackhi_epi32(tro0_4, tro0_6);
+    const __m256i tro1_6 = _mm256_unpacklo_epi32(tro0_5, tro0_7);
+    const __m256i tro1_7 = _mm256_unpackhi_epi32(tro0_5, tro0_7);
+    const __m256i outbe_4 = _mm256_shuffle_epi8(tro1_4, bswap32);
+    _mm256_storeu_si256((void *)(out + 128), outbe_4);
+    const __m256i outbe_5 = _mm256_shuffle_epi8(tro1_5, bswap32);
+    _mm256_storeu_si256((void *)(out + 160), outbe_5);
+    const __m256i outbe_6 = _mm256_shuffle_epi8(tro1_6, bswap32);
+    _mm256_storeu_si256((void *)(out + 192), outbe_6);
+    const __m256i outbe_7 = _mm256_shuffle_epi8(tro1_7, bswap32);
+    _mm256_storeu_si256((void *)(out + 224), outbe_7);
+}
+
+static const unsigned char sm4_byteslice_avx2_gfni_multi_key_order[16] = { 0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15 };
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_byteslice_avx2_gfni_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -9303,6 +9612,12 @@ static void sm4_byteslice_avx2_gfni_encrypt_chained(const sm4_key *key, uint8_t 
     }
 }
 
+static void sm4_byteslice_avx2_gfni_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                                                     const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
+{
+    sm4_run_cbc_multi(sm4_byteslice_avx2_gfni_batch_multi, sm4_byteslice_avx2_gfni_multi_key_order, keys, n, ivs, in, out, nblocks);
+}
+
 static int sm4_byteslice_avx2_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                    size_t nblocks)
 {
@@ -9344,6 +9659,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_byteslice_avx2_gfni) = {
     .crypt_blocks = sm4_byteslice_avx2_gfni_crypt,
     .crypt_blocks_xor = sm4_byteslice_avx2_gfni_crypt_xor,
     .encrypt_chained = sm4_byteslice_avx2_gfni_encrypt_chained,
+    .cbc_encrypt_multi = sm4_byteslice_avx2_gfni_cbc_encrypt_multi,
     .ctr_xor = sm4_byteslice_avx2_gfni_ctr_xor,
     .ghash = sm4_byteslice_avx2_gfni_ghash,
     .xts_tweaks = sm4_byteslice_avx2_gfni_xts_tweaks,

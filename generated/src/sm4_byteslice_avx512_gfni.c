@@ -6626,6 +6626,143 @@ static void sm4_byteslice_avx512_gfni_one_block(const uint8_t *rk, const uint8_t
     _mm_storeu_si128((void *)(out), outbe);
 }
 
+/* The multi-key form's CBC step: 16 blocks, block j of stream j under its own
+ * round keys, out = E_j(in ^ src) (gen/emit/sm4_files.py multi_key_program through
+ * xor_into_loads; src the streams' chaining values).  Round r's keys are 16 words,
+ * word p the key of stream sm4_byteslice_avx512_gfni_multi_key_order[p] (the registers' order). */
+static void sm4_byteslice_avx512_gfni_batch_multi(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g0x2, g0x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m512i bswap32 = kc_bcast16_512(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
+
+    /* Load 16 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+    const __m512i raw = _mm512_loadu_si512((const void *)(in));
+    const __m512i tweak = _mm512_loadu_si512((const void *)(src));
+    const __m512i row = _mm512_xor_si512(raw, tweak);
+    const __m512i raw_1 = _mm512_loadu_si512((const void *)(in + 64));
+    const __m512i tweak_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i row_1 = _mm512_xor_si512(raw_1, tweak_1);
+    const __m512i raw_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i tweak_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i row_2 = _mm512_xor_si512(raw_2, tweak_2);
+    const __m512i raw_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i tweak_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i row_3 = _mm512_xor_si512(raw_3, tweak_3);
+    const __m512i tr0 = _mm512_permutex2var_epi8(row, unpacklo32_index, row_2);
+    const __m512i tr0_1 = _mm512_permutex2var_epi8(row, unpackhi32_index, row_2);
+    const __m512i tr0_2 = _mm512_permutex2var_epi8(row_1, unpacklo32_index, row_3);
+    const __m512i tr0_3 = _mm512_permutex2var_epi8(row_1, unpackhi32_index, row_3);
+    const __m512i tr1 = _mm512_unpacklo_epi32(tr0, tr0_2);
+    const __m512i tr1_1 = _mm512_unpackhi_epi32(tr0, tr0_2);
+    const __m512i tr1_2 = _mm512_unpacklo_epi32(tr0_1, tr0_3);
+    const __m512i tr1_3 = _mm512_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m512i rkv = _mm512_loadu_si512((const void *)(rk + 256 * r));
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkv, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
+        const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m512i g0r2 = _mm512_rol_epi32(g0s, 2);
+        const __m512i g0r10 = _mm512_rol_epi32(g0s, 10);
+        const __m512i g0r18 = _mm512_rol_epi32(g0s, 18);
+        const __m512i g0r24 = _mm512_shuffle_epi8(g0s, rotl24);
+        const __m512i g0n = _mm512_ternarylogic_epi32(g0x0, g0s, g0r24, 0x96);
+        const __m512i g0f = _mm512_ternarylogic_epi32(g0r2, g0r10, g0r18, 0x96);
+        const __m512i g0x = _mm512_xor_si512(g0n, g0f);
+        g0x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m512i rkv_1 = _mm512_loadu_si512((const void *)(rk + 256 * r + 64));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkv_1, 0x96);
+        const __m512i g0t_1 = _mm512_ternarylogic_epi32(g0k_1, g0n, g0f, 0x96);
+        const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m512i g0r2_1 = _mm512_rol_epi32(g0s_1, 2);
+        const __m512i g0r10_1 = _mm512_rol_epi32(g0s_1, 10);
+        const __m512i g0r18_1 = _mm512_rol_epi32(g0s_1, 18);
+        const __m512i g0r24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
+        const __m512i g0n_1 = _mm512_ternarylogic_epi32(g0x1, g0s_1, g0r24_1, 0x96);
+        const __m512i g0f_1 = _mm512_ternarylogic_epi32(g0r2_1, g0r10_1, g0r18_1, 0x96);
+        const __m512i g0x_1 = _mm512_xor_si512(g0n_1, g0f_1);
+        g0x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m512i rkv_2 = _mm512_loadu_si512((const void *)(rk + 256 * r + 128));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkv_2, 0x96);
+        const __m512i g0t_2 = _mm512_ternarylogic_epi32(g0k_2, g0n_1, g0f_1, 0x96);
+        const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m512i g0r2_2 = _mm512_rol_epi32(g0s_2, 2);
+        const __m512i g0r10_2 = _mm512_rol_epi32(g0s_2, 10);
+        const __m512i g0r18_2 = _mm512_rol_epi32(g0s_2, 18);
+        const __m512i g0r24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
+        const __m512i g0n_2 = _mm512_ternarylogic_epi32(g0x2, g0s_2, g0r24_2, 0x96);
+        const __m512i g0f_2 = _mm512_ternarylogic_epi32(g0r2_2, g0r10_2, g0r18_2, 0x96);
+        const __m512i g0x_2 = _mm512_xor_si512(g0n_2, g0f_2);
+        g0x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m512i rkv_3 = _mm512_loadu_si512((const void *)(rk + 256 * r + 192));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkv_3, 0x96);
+        const __m512i g0t_3 = _mm512_ternarylogic_epi32(g0k_3, g0n_2, g0f_2, 0x96);
+        const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m512i g0r2_3 = _mm512_rol_epi32(g0s_3, 2);
+        const __m512i g0r10_3 = _mm512_rol_epi32(g0s_3, 10);
+        const __m512i g0r18_3 = _mm512_rol_epi32(g0s_3, 18);
+        const __m512i g0r24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
+        const __m512i g0n_3 = _mm512_ternarylogic_epi32(g0x3, g0s_3, g0r24_3, 0x96);
+        const __m512i g0f_3 = _mm512_ternarylogic_epi32(g0r2_3, g0r10_3, g0r18_3, 0x96);
+        const __m512i g0x_3 = _mm512_xor_si512(g0n_3, g0f_3);
+        g0x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m512i tro0 = _mm512_unpacklo_epi32(g0x3, g0x1);
+    const __m512i tro0_1 = _mm512_unpackhi_epi32(g0x3, g0x1);
+    const __m512i tro0_2 = _mm512_unpacklo_epi32(g0x2, g0x0);
+    const __m512i tro0_3 = _mm512_unpackhi_epi32(g0x2, g0x0);
+    const __m512i tro1 = _mm512_unpacklo_epi32(tro0, tro0_2);
+    const __m512i tro1_1 = _mm512_unpackhi_epi32(tro0, tro0_2);
+    const __m512i tro1_2 = _mm512_unpacklo_epi32(tro0_1, tro0_3);
+    const __m512i tro1_3 = _mm512_unpackhi_epi32(tro0_1, tro0_3);
+    const __m512i outbe = _mm512_shuffle_epi8(tro1, bswap32);
+    _mm512_storeu_si512((void *)(out), outbe);
+    const __m512i outbe_1 = _mm512_shuffle_epi8(tro1_1, bswap32);
+    _mm512_storeu_si512((void *)(out + 64), outbe_1);
+    const __m512i outbe_2 = _mm512_shuffle_epi8(tro1_2, bswap32);
+    _mm512_storeu_si512((void *)(out + 128), outbe_2);
+    const __m512i outbe_3 = _mm512_shuffle_epi8(tro1_3, bswap32);
+    _mm512_storeu_si512((void *)(out + 192), outbe_3);
+}
+
+static const unsigned char sm4_byteslice_avx512_gfni_multi_key_order[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 512 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_byteslice_avx512_gfni_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -8358,6 +8495,12 @@ static void sm4_byteslice_avx512_gfni_encrypt_chained(const sm4_key *key, uint8_
     }
 }
 
+static void sm4_byteslice_avx512_gfni_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                                                       const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
+{
+    sm4_run_cbc_multi(sm4_byteslice_avx512_gfni_batch_multi, sm4_byteslice_avx512_gfni_multi_key_order, keys, n, ivs, in, out, nblocks);
+}
+
 static int sm4_byteslice_avx512_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                      size_t nblocks)
 {
@@ -8399,6 +8542,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_byteslice_avx512_gfni) = {
     .crypt_blocks = sm4_byteslice_avx512_gfni_crypt,
     .crypt_blocks_xor = sm4_byteslice_avx512_gfni_crypt_xor,
     .encrypt_chained = sm4_byteslice_avx512_gfni_encrypt_chained,
+    .cbc_encrypt_multi = sm4_byteslice_avx512_gfni_cbc_encrypt_multi,
     .ctr_xor = sm4_byteslice_avx512_gfni_ctr_xor,
     .ghash = sm4_byteslice_avx512_gfni_ghash,
     .xts_tweaks = sm4_byteslice_avx512_gfni_xts_tweaks,

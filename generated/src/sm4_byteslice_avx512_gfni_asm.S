@@ -8562,6 +8562,141 @@ sm4_byteslice_avx512_gfni_one_block_asm:
 	ret
 	.size sm4_byteslice_avx512_gfni_one_block_asm, .-sm4_byteslice_avx512_gfni_one_block_asm
 
+/* sm4_byteslice_avx512_gfni_batch_multi_asm: wordslice512_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   zmm0-10: vectors, as allocated (11 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
+ */
+	.globl sm4_byteslice_avx512_gfni_batch_multi_asm
+	.hidden sm4_byteslice_avx512_gfni_batch_multi_asm
+	.type sm4_byteslice_avx512_gfni_batch_multi_asm, @function
+	.p2align 5
+sm4_byteslice_avx512_gfni_batch_multi_asm:
+
+	/* Load 16 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu64 (%rsi), %zmm0 /* raw = load() */
+	vmovdqu64 (%rcx), %zmm1 /* tweak = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* row = xor(raw, tweak) */
+	vmovdqu64 64(%rsi), %zmm1 /* raw_1 = load() */
+	vmovdqu64 64(%rcx), %zmm2 /* tweak_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* row_1 = xor(raw_1, tweak_1) */
+	vmovdqu64 128(%rsi), %zmm2 /* raw_2 = load() */
+	vmovdqu64 128(%rcx), %zmm3 /* tweak_2 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* row_2 = xor(raw_2, tweak_2) */
+	vmovdqu64 192(%rsi), %zmm3 /* raw_3 = load() */
+	vmovdqu64 192(%rcx), %zmm4 /* tweak_3 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* row_3 = xor(raw_3, tweak_3) */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_11_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
+	vpermi2b %zmm2, %zmm0, %zmm5 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_11_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm6, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm2, %zmm0, %zmm7 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
+	vpermi2b %zmm3, %zmm1, %zmm4 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
+	vpermi2b %zmm3, %zmm1, %zmm6 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
+	vpunpckldq %zmm4, %zmm5, %zmm0 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm4, %zmm5, %zmm1 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm6, %zmm7, %zmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm6, %zmm7, %zmm3 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_11_gfni_mat(%rip), %zmm4 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_11_gfni_mat_1(%rip), %zmm5 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_11_rotl24(%rip), %zmm6 /* rotl24 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_byteslice_avx512_gfni_asm_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vmovdqu64 (%rdi,%r8), %zmm7 /* rkv = load() */
+	vmovdqa64 %zmm1, %zmm8 /* g0x1.2 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm8 /* g0k = ternlog(g0x1, g0x2, rkv) */
+	vpxord %zmm3, %zmm8, %zmm7 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm7, %zmm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm7, %zmm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vprold $2, %zmm7, %zmm8 /* g0r2 = rotl_native(g0s) */
+	vprold $10, %zmm7, %zmm9 /* g0r10 = rotl_native(g0s) */
+	vprold $18, %zmm7, %zmm10 /* g0r18 = rotl_native(g0s) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f = ternlog(g0r2, g0r10, g0r18) */
+	vpshufb %zmm6, %zmm7, %zmm9 /* g0r24 = lookup16(g0s, rotl24) */
+	vpternlogd $0x96, %zmm9, %zmm7, %zmm0 /* g0n = ternlog(g0x0, g0s, g0r24) */
+	vpxord %zmm8, %zmm0, %zmm7 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vmovdqu64 64(%rdi,%r8), %zmm9 /* rkv_1 = load() */
+	vmovdqa64 %zmm2, %zmm10 /* g0x2.2 */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm10 /* g0k_1 = ternlog(g0x2, g0x3, rkv_1) */
+	vpternlogd $0x96, %zmm8, %zmm0, %zmm10 /* g0t_1 = ternlog(g0k_1, g0n, g0f) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm0 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm0, %zmm0 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vprold $2, %zmm0, %zmm8 /* g0r2_1 = rotl_native(g0s_1) */
+	vprold $10, %zmm0, %zmm9 /* g0r10_1 = rotl_native(g0s_1) */
+	vprold $18, %zmm0, %zmm10 /* g0r18_1 = rotl_native(g0s_1) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f_1 = ternlog(g0r2_1, g0r10_1, g0r18_1) */
+	vpshufb %zmm6, %zmm0, %zmm9 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm1 /* g0n_1 = ternlog(g0x1, g0s_1, g0r24_1) */
+	vpxord %zmm8, %zmm1, %zmm0 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vmovdqu64 128(%rdi,%r8), %zmm9 /* rkv_2 = load() */
+	vmovdqa64 %zmm3, %zmm10 /* g0x3.2 */
+	vpternlogd $0x96, %zmm9, %zmm7, %zmm10 /* g0k_2 = ternlog(g0x3, g0x0, rkv_2) */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm10 /* g0t_2 = ternlog(g0k_2, g0n_1, g0f_1) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm1 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm1, %zmm1 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vprold $2, %zmm1, %zmm8 /* g0r2_2 = rotl_native(g0s_2) */
+	vprold $10, %zmm1, %zmm9 /* g0r10_2 = rotl_native(g0s_2) */
+	vprold $18, %zmm1, %zmm10 /* g0r18_2 = rotl_native(g0s_2) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f_2 = ternlog(g0r2_2, g0r10_2, g0r18_2) */
+	vpshufb %zmm6, %zmm1, %zmm9 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpternlogd $0x96, %zmm9, %zmm1, %zmm2 /* g0n_2 = ternlog(g0x2, g0s_2, g0r24_2) */
+	vpxord %zmm8, %zmm2, %zmm1 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vmovdqu64 192(%rdi,%r8), %zmm9 /* rkv_3 = load() */
+	vmovdqa64 %zmm7, %zmm10 /* g0x0.3 */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm10 /* g0k_3 = ternlog(g0x0, g0x1, rkv_3) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm10 /* g0t_3 = ternlog(g0k_3, g0n_2, g0f_2) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm2 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm2, %zmm2 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm6, %zmm2, %zmm8 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm3 /* g0n_3 = ternlog(g0x3, g0s_3, g0r24_3) */
+	vprold $2, %zmm2, %zmm8 /* g0r2_3 = rotl_native(g0s_3) */
+	vprold $10, %zmm2, %zmm9 /* g0r10_3 = rotl_native(g0s_3) */
+	vprold $18, %zmm2, %zmm2 /* g0r18_3 = rotl_native(g0s_3) */
+	vpternlogd $0x96, %zmm2, %zmm9, %zmm8 /* g0f_3 = ternlog(g0r2_3, g0r10_3, g0r18_3) */
+	vpxord %zmm8, %zmm3, %zmm2 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa64 %zmm2, %zmm3 /* g0x3.3 */
+	vmovdqa64 %zmm1, %zmm2 /* g0x2.3 */
+	vmovdqa64 %zmm0, %zmm1 /* g0x1.3 */
+	vmovdqa64 %zmm7, %zmm0 /* g0x0.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_byteslice_avx512_gfni_asm_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %zmm1, %zmm3, %zmm7 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm0, %zmm2, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm3, %zmm7, %zmm2 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm3, %zmm7, %zmm3 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_11_bswap32(%rip), %zmm2, %zmm2 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 %zmm2, (%rdx) /* store outbe */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_11_bswap32(%rip), %zmm3, %zmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 %zmm2, 64(%rdx) /* store outbe_1 */
+	vpunpckldq %zmm0, %zmm1, %zmm2 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm0, %zmm1, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_11_bswap32(%rip), %zmm2, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_11_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store outbe_3 */
+	vzeroupper
+	ret
+	.size sm4_byteslice_avx512_gfni_batch_multi_asm, .-sm4_byteslice_avx512_gfni_batch_multi_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 64
@@ -9886,6 +10021,60 @@ sm4_byteslice_avx512_gfni_one_block_asm:
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_unpacklo32_index:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
+	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
+	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
+	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
+/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_unpackhi32_index:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
+	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
+	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
+	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 64
+.Lsm4_byteslice_avx512_gfni_asm_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 	.section .note.GNU-stack,"",@progbits

@@ -96,6 +96,19 @@ static void sm4_byteslice_neon_aes_asm_one_block(const uint8_t *rk, const uint8_
     sm4_byteslice_neon_aes_one_block_asm(rk, in, out, src);
 }
 
+/* The multi-key form's CBC step: 16 blocks, block j of stream j under its own
+ * round keys, out = E_j(in ^ src) (gen/emit/sm4_files.py multi_key_program through
+ * xor_into_loads; src the streams' chaining values).  Round r's keys are 16 words,
+ * word p the key of stream sm4_byteslice_neon_aes_asm_multi_key_order[p] (the registers' order). */
+static void sm4_byteslice_neon_aes_asm_batch_multi(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    /* sm4_byteslice_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void sm4_byteslice_neon_aes_batch_multi_asm(const void *rk, const void *in, const void *out, const void *src);
+    sm4_byteslice_neon_aes_batch_multi_asm(rk, in, out, src);
+}
+
+static const unsigned char sm4_byteslice_neon_aes_asm_multi_key_order[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
 static void sm4_byteslice_neon_aes_asm_ghash_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
@@ -202,6 +215,12 @@ static void sm4_byteslice_neon_aes_asm_encrypt_chained(const sm4_key *key, uint8
     }
 }
 
+static void sm4_byteslice_neon_aes_asm_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                                                        const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
+{
+    sm4_run_cbc_multi(sm4_byteslice_neon_aes_asm_batch_multi, sm4_byteslice_neon_aes_asm_multi_key_order, keys, n, ivs, in, out, nblocks);
+}
+
 static int sm4_byteslice_neon_aes_asm_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                       size_t nblocks)
 {
@@ -243,6 +262,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_byteslice_neon_aes_asm) = {
     .crypt_blocks = sm4_byteslice_neon_aes_asm_crypt,
     .crypt_blocks_xor = sm4_byteslice_neon_aes_asm_crypt_xor,
     .encrypt_chained = sm4_byteslice_neon_aes_asm_encrypt_chained,
+    .cbc_encrypt_multi = sm4_byteslice_neon_aes_asm_cbc_encrypt_multi,
     .ctr_xor = sm4_byteslice_neon_aes_asm_ctr_xor,
     .ghash = sm4_byteslice_neon_aes_asm_ghash,
     .xts_tweaks = sm4_byteslice_neon_aes_asm_xts_tweaks,

@@ -12566,6 +12566,625 @@ sm4_byteslice_neon_sha3_one_block_asm:
 	ret
 	.size sm4_byteslice_neon_sha3_one_block_asm, .-sm4_byteslice_neon_sha3_one_block_asm
 
+/* sm4_byteslice_neon_sha3_batch_multi_asm: wordslice128_multi_key_chained, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x4: iterations of the r loop left
+ *   x5: rk + 256 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 80 bytes (1 spill slot of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.globl sm4_byteslice_neon_sha3_batch_multi_asm
+	.hidden sm4_byteslice_neon_sha3_batch_multi_asm
+	.type sm4_byteslice_neon_sha3_batch_multi_asm, %function
+	.p2align 4
+sm4_byteslice_neon_sha3_batch_multi_asm:
+	sub sp, sp, #80
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* row = xor(raw, tweak) */
+	rev32 v0.16b, v0.16b /* rowle = rev(row) */
+	ldr q1, [x1, #16] /* raw_1 = load() */
+	ldr q2, [x3, #16] /* tweak_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* row_1 = xor(raw_1, tweak_1) */
+	rev32 v1.16b, v1.16b /* rowle_1 = rev(row_1) */
+	ldr q2, [x1, #32] /* raw_2 = load() */
+	ldr q3, [x3, #32] /* tweak_2 = load() */
+	eor v2.16b, v2.16b, v3.16b /* row_2 = xor(raw_2, tweak_2) */
+	rev32 v2.16b, v2.16b /* rowle_2 = rev(row_2) */
+	ldr q3, [x1, #48] /* raw_3 = load() */
+	ldr q4, [x3, #48] /* tweak_3 = load() */
+	eor v3.16b, v3.16b, v4.16b /* row_3 = xor(raw_3, tweak_3) */
+	rev32 v3.16b, v3.16b /* rowle_3 = rev(row_3) */
+	zip1 v4.4s, v0.4s, v2.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v0.4s, v0.4s, v2.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v2.4s, v1.4s, v3.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v3.4s, v4.4s, v2.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v2.4s, v4.4s, v2.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v4.4s, v0.4s, v1.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v0.4s, v0.4s, v1.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	ldr q1, [x1, #64] /* raw_4 = load() */
+	ldr q5, [x3, #64] /* tweak_4 = load() */
+	eor v1.16b, v1.16b, v5.16b /* row_4 = xor(raw_4, tweak_4) */
+	rev32 v1.16b, v1.16b /* rowle_4 = rev(row_4) */
+	ldr q5, [x1, #80] /* raw_5 = load() */
+	ldr q6, [x3, #80] /* tweak_5 = load() */
+	eor v5.16b, v5.16b, v6.16b /* row_5 = xor(raw_5, tweak_5) */
+	rev32 v5.16b, v5.16b /* rowle_5 = rev(row_5) */
+	ldr q6, [x1, #96] /* raw_6 = load() */
+	ldr q7, [x3, #96] /* tweak_6 = load() */
+	eor v6.16b, v6.16b, v7.16b /* row_6 = xor(raw_6, tweak_6) */
+	rev32 v6.16b, v6.16b /* rowle_6 = rev(row_6) */
+	ldr q7, [x1, #112] /* raw_7 = load() */
+	ldr q16, [x3, #112] /* tweak_7 = load() */
+	eor v7.16b, v7.16b, v16.16b /* row_7 = xor(raw_7, tweak_7) */
+	rev32 v7.16b, v7.16b /* rowle_7 = rev(row_7) */
+	zip1 v16.4s, v1.4s, v6.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v1.4s, v1.4s, v6.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v6.4s, v5.4s, v7.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v5.4s, v5.4s, v7.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v7.4s, v16.4s, v6.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v6.4s, v16.4s, v6.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v16.4s, v1.4s, v5.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v1.4s, v1.4s, v5.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	ldr q5, [x1, #128] /* raw_8 = load() */
+	ldr q17, [x3, #128] /* tweak_8 = load() */
+	eor v5.16b, v5.16b, v17.16b /* row_8 = xor(raw_8, tweak_8) */
+	rev32 v5.16b, v5.16b /* rowle_8 = rev(row_8) */
+	ldr q17, [x1, #144] /* raw_9 = load() */
+	ldr q18, [x3, #144] /* tweak_9 = load() */
+	eor v17.16b, v17.16b, v18.16b /* row_9 = xor(raw_9, tweak_9) */
+	rev32 v17.16b, v17.16b /* rowle_9 = rev(row_9) */
+	ldr q18, [x1, #160] /* raw_10 = load() */
+	ldr q19, [x3, #160] /* tweak_10 = load() */
+	eor v18.16b, v18.16b, v19.16b /* row_10 = xor(raw_10, tweak_10) */
+	rev32 v18.16b, v18.16b /* rowle_10 = rev(row_10) */
+	ldr q19, [x1, #176] /* raw_11 = load() */
+	ldr q20, [x3, #176] /* tweak_11 = load() */
+	eor v19.16b, v19.16b, v20.16b /* row_11 = xor(raw_11, tweak_11) */
+	rev32 v19.16b, v19.16b /* rowle_11 = rev(row_11) */
+	zip1 v20.4s, v5.4s, v18.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v5.4s, v5.4s, v18.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v18.4s, v17.4s, v19.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v17.4s, v17.4s, v19.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v19.4s, v20.4s, v18.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v18.4s, v20.4s, v18.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v20.4s, v5.4s, v17.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v5.4s, v5.4s, v17.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	ldr q17, [x1, #192] /* raw_12 = load() */
+	ldr q21, [x3, #192] /* tweak_12 = load() */
+	eor v17.16b, v17.16b, v21.16b /* row_12 = xor(raw_12, tweak_12) */
+	rev32 v17.16b, v17.16b /* rowle_12 = rev(row_12) */
+	ldr q21, [x1, #208] /* raw_13 = load() */
+	ldr q22, [x3, #208] /* tweak_13 = load() */
+	eor v21.16b, v21.16b, v22.16b /* row_13 = xor(raw_13, tweak_13) */
+	rev32 v21.16b, v21.16b /* rowle_13 = rev(row_13) */
+	ldr q22, [x1, #224] /* raw_14 = load() */
+	ldr q23, [x3, #224] /* tweak_14 = load() */
+	eor v22.16b, v22.16b, v23.16b /* row_14 = xor(raw_14, tweak_14) */
+	rev32 v22.16b, v22.16b /* rowle_14 = rev(row_14) */
+	ldr q23, [x1, #240] /* raw_15 = load() */
+	ldr q24, [x3, #240] /* tweak_15 = load() */
+	eor v23.16b, v23.16b, v24.16b /* row_15 = xor(raw_15, tweak_15) */
+	rev32 v23.16b, v23.16b /* rowle_15 = rev(row_15) */
+	zip1 v24.4s, v17.4s, v22.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v17.4s, v17.4s, v22.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v22.4s, v21.4s, v23.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v21.4s, v21.4s, v23.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v23.4s, v24.4s, v22.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v22.4s, v24.4s, v22.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v24.4s, v17.4s, v21.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v17.4s, v17.4s, v21.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_nibble_mask
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_inv_shift_rows
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_rotl24
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_rotl24] /* rotl24 = const() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_tbl_hi
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_tbl_hi_1
+	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_tbl_lo
+	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_tbl_lo] /* tbl_lo = const() */
+	mov x5, x0
+	mov x4, #8
+	.p2align 4
+.Lsm4_byteslice_neon_sha3_asm_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	ldr q30, [x5] /* rkv = load() */
+	eor3 v30.16b, v2.16b, v4.16b, v30.16b /* g0k = eor3(g0x1, g0x2, rkv) */
+	eor v30.16b, v30.16b, v0.16b /* g0t = xor(g0k, g0x3) */
+	tbl v30.16b, {v30.16b}, v25.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	and v31.16b, v30.16b, v21.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	tbl v30.16b, {v27.16b}, v30.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v31.16b, v30.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v30.16b, v31.16b, v21.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	adrp x17, .Lsm4_byteslice_neon_sha3_asm_11_tbl_lo_1
+	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_asm_11_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v30.16b, {v8.16b}, v30.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g0s = xor(g0s_l, g0s_h) */
+	ushr v31.4s, v30.4s, #30 /* g0r2_r = shr(g0s) */
+	sli v31.4s, v30.4s, #2 /* g0r2 = sli(g0r2_r, g0s) */
+	ushr v9.4s, v30.4s, #22 /* g0r10_r = shr(g0s) */
+	sli v9.4s, v30.4s, #10 /* g0r10 = sli(g0r10_r, g0s) */
+	ushr v10.4s, v30.4s, #14 /* g0r18_r = shr(g0s) */
+	sli v10.4s, v30.4s, #18 /* g0r18 = sli(g0r18_r, g0s) */
+	eor3 v31.16b, v31.16b, v9.16b, v10.16b /* g0f = eor3(g0r2, g0r10, g0r18) */
+	tbl v9.16b, {v30.16b}, v26.16b /* g0r24 = lookup16(g0s, rotl24) */
+	eor3 v3.16b, v3.16b, v30.16b, v9.16b /* g0n = eor3(g0x0, g0s, g0r24) */
+	eor v30.16b, v3.16b, v31.16b /* g0x = xor(g0n, g0f) */
+	ldr q9, [x5, #16] /* rkv_1 = load() */
+	eor3 v9.16b, v6.16b, v16.16b, v9.16b /* g1k = eor3(g1x1, g1x2, rkv_1) */
+	eor v9.16b, v9.16b, v1.16b /* g1t = xor(g1k, g1x3) */
+	tbl v9.16b, {v9.16b}, v25.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v10.16b, v9.16b, v21.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v10.16b, v9.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v9.16b, v10.16b, v21.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v9.16b, {v8.16b}, v9.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* g1s = xor(g1s_l, g1s_h) */
+	ushr v10.4s, v9.4s, #30 /* g1r2_r = shr(g1s) */
+	sli v10.4s, v9.4s, #2 /* g1r2 = sli(g1r2_r, g1s) */
+	ushr v11.4s, v9.4s, #22 /* g1r10_r = shr(g1s) */
+	sli v11.4s, v9.4s, #10 /* g1r10 = sli(g1r10_r, g1s) */
+	ushr v12.4s, v9.4s, #14 /* g1r18_r = shr(g1s) */
+	sli v12.4s, v9.4s, #18 /* g1r18 = sli(g1r18_r, g1s) */
+	eor3 v10.16b, v10.16b, v11.16b, v12.16b /* g1f = eor3(g1r2, g1r10, g1r18) */
+	tbl v11.16b, {v9.16b}, v26.16b /* g1r24 = lookup16(g1s, rotl24) */
+	eor3 v7.16b, v7.16b, v9.16b, v11.16b /* g1n = eor3(g1x0, g1s, g1r24) */
+	eor v9.16b, v7.16b, v10.16b /* g1x = xor(g1n, g1f) */
+	ldr q11, [x5, #32] /* rkv_2 = load() */
+	eor3 v11.16b, v18.16b, v20.16b, v11.16b /* g2k = eor3(g2x1, g2x2, rkv_2) */
+	eor v11.16b, v11.16b, v5.16b /* g2t = xor(g2k, g2x3) */
+	tbl v11.16b, {v11.16b}, v25.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v12.16b, v11.16b, v21.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v11.16b, {v27.16b}, v11.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v12.16b, v11.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v11.16b, v12.16b, v21.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* g2s = xor(g2s_l, g2s_h) */
+	ushr v12.4s, v11.4s, #30 /* g2r2_r = shr(g2s) */
+	sli v12.4s, v11.4s, #2 /* g2r2 = sli(g2r2_r, g2s) */
+	ushr v13.4s, v11.4s, #22 /* g2r10_r = shr(g2s) */
+	sli v13.4s, v11.4s, #10 /* g2r10 = sli(g2r10_r, g2s) */
+	ushr v14.4s, v11.4s, #14 /* g2r18_r = shr(g2s) */
+	sli v14.4s, v11.4s, #18 /* g2r18 = sli(g2r18_r, g2s) */
+	eor3 v12.16b, v12.16b, v13.16b, v14.16b /* g2f = eor3(g2r2, g2r10, g2r18) */
+	tbl v13.16b, {v11.16b}, v26.16b /* g2r24 = lookup16(g2s, rotl24) */
+	eor3 v19.16b, v19.16b, v11.16b, v13.16b /* g2n = eor3(g2x0, g2s, g2r24) */
+	eor v11.16b, v19.16b, v12.16b /* g2x = xor(g2n, g2f) */
+	ldr q13, [x5, #48] /* rkv_3 = load() */
+	eor3 v13.16b, v22.16b, v24.16b, v13.16b /* g3k = eor3(g3x1, g3x2, rkv_3) */
+	eor v13.16b, v13.16b, v17.16b /* g3t = xor(g3k, g3x3) */
+	tbl v13.16b, {v13.16b}, v25.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v14.16b, v13.16b, v21.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v14.16b, {v29.16b}, v14.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v13.16b, {v27.16b}, v13.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v14.16b, v13.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v13.16b, v14.16b, v21.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v13.16b, {v8.16b}, v13.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v14.16b, {v28.16b}, v14.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g3s = xor(g3s_l, g3s_h) */
+	ushr v14.4s, v13.4s, #30 /* g3r2_r = shr(g3s) */
+	sli v14.4s, v13.4s, #2 /* g3r2 = sli(g3r2_r, g3s) */
+	ushr v15.4s, v13.4s, #22 /* g3r10_r = shr(g3s) */
+	sli v15.4s, v13.4s, #10 /* g3r10 = sli(g3r10_r, g3s) */
+	str q11, [sp, #64] /* spill g2x0.3 */
+	ushr v11.4s, v13.4s, #14 /* g3r18_r = shr(g3s) */
+	sli v11.4s, v13.4s, #18 /* g3r18 = sli(g3r18_r, g3s) */
+	eor3 v11.16b, v14.16b, v15.16b, v11.16b /* g3f = eor3(g3r2, g3r10, g3r18) */
+	tbl v14.16b, {v13.16b}, v26.16b /* g3r24 = lookup16(g3s, rotl24) */
+	eor3 v23.16b, v23.16b, v13.16b, v14.16b /* g3n = eor3(g3x0, g3s, g3r24) */
+	eor v13.16b, v23.16b, v11.16b /* g3x = xor(g3n, g3f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	ldr q14, [x5, #64] /* rkv_4 = load() */
+	eor3 v14.16b, v4.16b, v0.16b, v14.16b /* g0k_1 = eor3(g0x2, g0x3, rkv_4) */
+	eor3 v3.16b, v14.16b, v3.16b, v31.16b /* g0t_1 = eor3(g0k_1, g0n, g0f) */
+	tbl v3.16b, {v3.16b}, v25.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v31.16b, v3.16b, v21.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v3.16b, {v27.16b}, v3.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v31.16b, v3.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v3.16b, v31.16b, v21.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v3.16b, {v8.16b}, v3.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v3.16b, v3.16b, v31.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	ushr v31.4s, v3.4s, #30 /* g0r2_1_r = shr(g0s_1) */
+	sli v31.4s, v3.4s, #2 /* g0r2_1 = sli(g0r2_1_r, g0s_1) */
+	ushr v14.4s, v3.4s, #22 /* g0r10_1_r = shr(g0s_1) */
+	sli v14.4s, v3.4s, #10 /* g0r10_1 = sli(g0r10_1_r, g0s_1) */
+	ushr v15.4s, v3.4s, #14 /* g0r18_1_r = shr(g0s_1) */
+	sli v15.4s, v3.4s, #18 /* g0r18_1 = sli(g0r18_1_r, g0s_1) */
+	eor3 v31.16b, v31.16b, v14.16b, v15.16b /* g0f_1 = eor3(g0r2_1, g0r10_1, g0r18_1) */
+	tbl v14.16b, {v3.16b}, v26.16b /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	eor3 v2.16b, v2.16b, v3.16b, v14.16b /* g0n_1 = eor3(g0x1, g0s_1, g0r24_1) */
+	eor v3.16b, v2.16b, v31.16b /* g0x_1 = xor(g0n_1, g0f_1) */
+	ldr q14, [x5, #80] /* rkv_5 = load() */
+	eor3 v14.16b, v16.16b, v1.16b, v14.16b /* g1k_1 = eor3(g1x2, g1x3, rkv_5) */
+	eor3 v7.16b, v14.16b, v7.16b, v10.16b /* g1t_1 = eor3(g1k_1, g1n, g1f) */
+	tbl v7.16b, {v7.16b}, v25.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v10.16b, v7.16b, v21.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v7.16b, {v27.16b}, v7.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v10.16b, v7.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v7.16b, v10.16b, v21.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v7.16b, {v8.16b}, v7.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v7.16b, v7.16b, v10.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	ushr v10.4s, v7.4s, #30 /* g1r2_1_r = shr(g1s_1) */
+	sli v10.4s, v7.4s, #2 /* g1r2_1 = sli(g1r2_1_r, g1s_1) */
+	ushr v14.4s, v7.4s, #22 /* g1r10_1_r = shr(g1s_1) */
+	sli v14.4s, v7.4s, #10 /* g1r10_1 = sli(g1r10_1_r, g1s_1) */
+	ushr v15.4s, v7.4s, #14 /* g1r18_1_r = shr(g1s_1) */
+	sli v15.4s, v7.4s, #18 /* g1r18_1 = sli(g1r18_1_r, g1s_1) */
+	eor3 v10.16b, v10.16b, v14.16b, v15.16b /* g1f_1 = eor3(g1r2_1, g1r10_1, g1r18_1) */
+	tbl v14.16b, {v7.16b}, v26.16b /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	eor3 v6.16b, v6.16b, v7.16b, v14.16b /* g1n_1 = eor3(g1x1, g1s_1, g1r24_1) */
+	eor v7.16b, v6.16b, v10.16b /* g1x_1 = xor(g1n_1, g1f_1) */
+	ldr q14, [x5, #96] /* rkv_6 = load() */
+	eor3 v14.16b, v20.16b, v5.16b, v14.16b /* g2k_1 = eor3(g2x2, g2x3, rkv_6) */
+	eor3 v19.16b, v14.16b, v19.16b, v12.16b /* g2t_1 = eor3(g2k_1, g2n, g2f) */
+	tbl v19.16b, {v19.16b}, v25.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v12.16b, v19.16b, v21.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v19.16b, {v27.16b}, v19.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v12.16b, v19.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v19.16b, v12.16b, v21.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v19.16b, {v8.16b}, v19.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v19.16b, v19.16b, v12.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	ushr v12.4s, v19.4s, #30 /* g2r2_1_r = shr(g2s_1) */
+	sli v12.4s, v19.4s, #2 /* g2r2_1 = sli(g2r2_1_r, g2s_1) */
+	ushr v14.4s, v19.4s, #22 /* g2r10_1_r = shr(g2s_1) */
+	sli v14.4s, v19.4s, #10 /* g2r10_1 = sli(g2r10_1_r, g2s_1) */
+	ushr v15.4s, v19.4s, #14 /* g2r18_1_r = shr(g2s_1) */
+	sli v15.4s, v19.4s, #18 /* g2r18_1 = sli(g2r18_1_r, g2s_1) */
+	eor3 v12.16b, v12.16b, v14.16b, v15.16b /* g2f_1 = eor3(g2r2_1, g2r10_1, g2r18_1) */
+	tbl v14.16b, {v19.16b}, v26.16b /* g2r24_1 = lookup16(g2s_1, rotl24) */
+	eor3 v18.16b, v18.16b, v19.16b, v14.16b /* g2n_1 = eor3(g2x1, g2s_1, g2r24_1) */
+	eor v19.16b, v18.16b, v12.16b /* g2x_1 = xor(g2n_1, g2f_1) */
+	ldr q14, [x5, #112] /* rkv_7 = load() */
+	eor3 v14.16b, v24.16b, v17.16b, v14.16b /* g3k_1 = eor3(g3x2, g3x3, rkv_7) */
+	eor3 v23.16b, v14.16b, v23.16b, v11.16b /* g3t_1 = eor3(g3k_1, g3n, g3f) */
+	tbl v23.16b, {v23.16b}, v25.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v11.16b, v23.16b, v21.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v11.16b, {v29.16b}, v11.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v23.16b, {v27.16b}, v23.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v11.16b, v23.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v23.16b, v11.16b, v21.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v23.16b, {v8.16b}, v23.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v11.16b, {v28.16b}, v11.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v23.16b, v23.16b, v11.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	ushr v11.4s, v23.4s, #30 /* g3r2_1_r = shr(g3s_1) */
+	sli v11.4s, v23.4s, #2 /* g3r2_1 = sli(g3r2_1_r, g3s_1) */
+	ushr v14.4s, v23.4s, #22 /* g3r10_1_r = shr(g3s_1) */
+	sli v14.4s, v23.4s, #10 /* g3r10_1 = sli(g3r10_1_r, g3s_1) */
+	ushr v15.4s, v23.4s, #14 /* g3r18_1_r = shr(g3s_1) */
+	sli v15.4s, v23.4s, #18 /* g3r18_1 = sli(g3r18_1_r, g3s_1) */
+	eor3 v11.16b, v11.16b, v14.16b, v15.16b /* g3f_1 = eor3(g3r2_1, g3r10_1, g3r18_1) */
+	tbl v14.16b, {v23.16b}, v26.16b /* g3r24_1 = lookup16(g3s_1, rotl24) */
+	eor3 v22.16b, v22.16b, v23.16b, v14.16b /* g3n_1 = eor3(g3x1, g3s_1, g3r24_1) */
+	eor v23.16b, v22.16b, v11.16b /* g3x_1 = xor(g3n_1, g3f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	ldr q14, [x5, #128] /* rkv_8 = load() */
+	eor3 v14.16b, v0.16b, v30.16b, v14.16b /* g0k_2 = eor3(g0x3, g0x0, rkv_8) */
+	eor3 v2.16b, v14.16b, v2.16b, v31.16b /* g0t_2 = eor3(g0k_2, g0n_1, g0f_1) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v31.16b, v2.16b, v21.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v31.16b, v2.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v2.16b, v31.16b, v21.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v2.16b, v2.16b, v31.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	ushr v31.4s, v2.4s, #30 /* g0r2_2_r = shr(g0s_2) */
+	sli v31.4s, v2.4s, #2 /* g0r2_2 = sli(g0r2_2_r, g0s_2) */
+	ushr v14.4s, v2.4s, #22 /* g0r10_2_r = shr(g0s_2) */
+	sli v14.4s, v2.4s, #10 /* g0r10_2 = sli(g0r10_2_r, g0s_2) */
+	ushr v15.4s, v2.4s, #14 /* g0r18_2_r = shr(g0s_2) */
+	sli v15.4s, v2.4s, #18 /* g0r18_2 = sli(g0r18_2_r, g0s_2) */
+	eor3 v31.16b, v31.16b, v14.16b, v15.16b /* g0f_2 = eor3(g0r2_2, g0r10_2, g0r18_2) */
+	tbl v14.16b, {v2.16b}, v26.16b /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	eor3 v2.16b, v4.16b, v2.16b, v14.16b /* g0n_2 = eor3(g0x2, g0s_2, g0r24_2) */
+	eor v4.16b, v2.16b, v31.16b /* g0x_2 = xor(g0n_2, g0f_2) */
+	ldr q14, [x5, #144] /* rkv_9 = load() */
+	eor3 v14.16b, v1.16b, v9.16b, v14.16b /* g1k_2 = eor3(g1x3, g1x0, rkv_9) */
+	eor3 v6.16b, v14.16b, v6.16b, v10.16b /* g1t_2 = eor3(g1k_2, g1n_1, g1f_1) */
+	tbl v6.16b, {v6.16b}, v25.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v10.16b, v6.16b, v21.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v10.16b, v6.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v6.16b, v10.16b, v21.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v6.16b, {v8.16b}, v6.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v6.16b, v6.16b, v10.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	ushr v10.4s, v6.4s, #30 /* g1r2_2_r = shr(g1s_2) */
+	sli v10.4s, v6.4s, #2 /* g1r2_2 = sli(g1r2_2_r, g1s_2) */
+	ushr v14.4s, v6.4s, #22 /* g1r10_2_r = shr(g1s_2) */
+	sli v14.4s, v6.4s, #10 /* g1r10_2 = sli(g1r10_2_r, g1s_2) */
+	ushr v15.4s, v6.4s, #14 /* g1r18_2_r = shr(g1s_2) */
+	sli v15.4s, v6.4s, #18 /* g1r18_2 = sli(g1r18_2_r, g1s_2) */
+	eor3 v10.16b, v10.16b, v14.16b, v15.16b /* g1f_2 = eor3(g1r2_2, g1r10_2, g1r18_2) */
+	tbl v14.16b, {v6.16b}, v26.16b /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	eor3 v6.16b, v16.16b, v6.16b, v14.16b /* g1n_2 = eor3(g1x2, g1s_2, g1r24_2) */
+	eor v16.16b, v6.16b, v10.16b /* g1x_2 = xor(g1n_2, g1f_2) */
+	ldr q14, [x5, #160] /* rkv_10 = load() */
+	ldr q15, [sp, #64] /* reload g2x0.3 */
+	eor3 v14.16b, v5.16b, v15.16b, v14.16b /* g2k_2 = eor3(g2x3, g2x0, rkv_10) */
+	eor3 v18.16b, v14.16b, v18.16b, v12.16b /* g2t_2 = eor3(g2k_2, g2n_1, g2f_1) */
+	tbl v18.16b, {v18.16b}, v25.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v12.16b, v18.16b, v21.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v18.16b, {v27.16b}, v18.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v12.16b, v18.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v18.16b, v12.16b, v21.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v18.16b, {v8.16b}, v18.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v18.16b, v18.16b, v12.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	ushr v12.4s, v18.4s, #30 /* g2r2_2_r = shr(g2s_2) */
+	sli v12.4s, v18.4s, #2 /* g2r2_2 = sli(g2r2_2_r, g2s_2) */
+	ushr v14.4s, v18.4s, #22 /* g2r10_2_r = shr(g2s_2) */
+	sli v14.4s, v18.4s, #10 /* g2r10_2 = sli(g2r10_2_r, g2s_2) */
+	ushr v15.4s, v18.4s, #14 /* g2r18_2_r = shr(g2s_2) */
+	sli v15.4s, v18.4s, #18 /* g2r18_2 = sli(g2r18_2_r, g2s_2) */
+	eor3 v12.16b, v12.16b, v14.16b, v15.16b /* g2f_2 = eor3(g2r2_2, g2r10_2, g2r18_2) */
+	tbl v14.16b, {v18.16b}, v26.16b /* g2r24_2 = lookup16(g2s_2, rotl24) */
+	eor3 v18.16b, v20.16b, v18.16b, v14.16b /* g2n_2 = eor3(g2x2, g2s_2, g2r24_2) */
+	eor v20.16b, v18.16b, v12.16b /* g2x_2 = xor(g2n_2, g2f_2) */
+	ldr q14, [x5, #176] /* rkv_11 = load() */
+	eor3 v14.16b, v17.16b, v13.16b, v14.16b /* g3k_2 = eor3(g3x3, g3x0, rkv_11) */
+	eor3 v22.16b, v14.16b, v22.16b, v11.16b /* g3t_2 = eor3(g3k_2, g3n_1, g3f_1) */
+	tbl v22.16b, {v22.16b}, v25.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v11.16b, v22.16b, v21.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v11.16b, {v29.16b}, v11.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v11.16b, v22.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v22.16b, v11.16b, v21.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v22.16b, {v8.16b}, v22.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v11.16b, {v28.16b}, v11.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v22.16b, v22.16b, v11.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	ushr v11.4s, v22.4s, #30 /* g3r2_2_r = shr(g3s_2) */
+	sli v11.4s, v22.4s, #2 /* g3r2_2 = sli(g3r2_2_r, g3s_2) */
+	ushr v14.4s, v22.4s, #22 /* g3r10_2_r = shr(g3s_2) */
+	sli v14.4s, v22.4s, #10 /* g3r10_2 = sli(g3r10_2_r, g3s_2) */
+	ushr v15.4s, v22.4s, #14 /* g3r18_2_r = shr(g3s_2) */
+	sli v15.4s, v22.4s, #18 /* g3r18_2 = sli(g3r18_2_r, g3s_2) */
+	eor3 v11.16b, v11.16b, v14.16b, v15.16b /* g3f_2 = eor3(g3r2_2, g3r10_2, g3r18_2) */
+	tbl v14.16b, {v22.16b}, v26.16b /* g3r24_2 = lookup16(g3s_2, rotl24) */
+	eor3 v22.16b, v24.16b, v22.16b, v14.16b /* g3n_2 = eor3(g3x2, g3s_2, g3r24_2) */
+	eor v24.16b, v22.16b, v11.16b /* g3x_2 = xor(g3n_2, g3f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	ldr q14, [x5, #192] /* rkv_12 = load() */
+	eor3 v14.16b, v30.16b, v3.16b, v14.16b /* g0k_3 = eor3(g0x0, g0x1, rkv_12) */
+	eor3 v2.16b, v14.16b, v2.16b, v31.16b /* g0t_3 = eor3(g0k_3, g0n_2, g0f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v31.16b, v2.16b, v21.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v31.16b, v2.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v2.16b, v31.16b, v21.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v2.16b, v2.16b, v31.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	ushr v31.4s, v2.4s, #30 /* g0r2_3_r = shr(g0s_3) */
+	sli v31.4s, v2.4s, #2 /* g0r2_3 = sli(g0r2_3_r, g0s_3) */
+	ushr v14.4s, v2.4s, #22 /* g0r10_3_r = shr(g0s_3) */
+	sli v14.4s, v2.4s, #10 /* g0r10_3 = sli(g0r10_3_r, g0s_3) */
+	ushr v15.4s, v2.4s, #14 /* g0r18_3_r = shr(g0s_3) */
+	sli v15.4s, v2.4s, #18 /* g0r18_3 = sli(g0r18_3_r, g0s_3) */
+	eor3 v31.16b, v31.16b, v14.16b, v15.16b /* g0f_3 = eor3(g0r2_3, g0r10_3, g0r18_3) */
+	tbl v14.16b, {v2.16b}, v26.16b /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	eor3 v0.16b, v0.16b, v2.16b, v14.16b /* g0n_3 = eor3(g0x3, g0s_3, g0r24_3) */
+	eor v0.16b, v0.16b, v31.16b /* g0x_3 = xor(g0n_3, g0f_3) */
+	ldr q2, [x5, #208] /* rkv_13 = load() */
+	eor3 v2.16b, v9.16b, v7.16b, v2.16b /* g1k_3 = eor3(g1x0, g1x1, rkv_13) */
+	eor3 v2.16b, v2.16b, v6.16b, v10.16b /* g1t_3 = eor3(g1k_3, g1n_2, g1f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v6.16b, v2.16b, v21.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v6.16b, {v29.16b}, v6.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v6.16b, v2.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v2.16b, v6.16b, v21.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v6.16b, {v28.16b}, v6.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v2.16b, v2.16b, v6.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	ushr v6.4s, v2.4s, #30 /* g1r2_3_r = shr(g1s_3) */
+	sli v6.4s, v2.4s, #2 /* g1r2_3 = sli(g1r2_3_r, g1s_3) */
+	ushr v31.4s, v2.4s, #22 /* g1r10_3_r = shr(g1s_3) */
+	sli v31.4s, v2.4s, #10 /* g1r10_3 = sli(g1r10_3_r, g1s_3) */
+	ushr v10.4s, v2.4s, #14 /* g1r18_3_r = shr(g1s_3) */
+	sli v10.4s, v2.4s, #18 /* g1r18_3 = sli(g1r18_3_r, g1s_3) */
+	eor3 v6.16b, v6.16b, v31.16b, v10.16b /* g1f_3 = eor3(g1r2_3, g1r10_3, g1r18_3) */
+	tbl v31.16b, {v2.16b}, v26.16b /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	eor3 v1.16b, v1.16b, v2.16b, v31.16b /* g1n_3 = eor3(g1x3, g1s_3, g1r24_3) */
+	eor v1.16b, v1.16b, v6.16b /* g1x_3 = xor(g1n_3, g1f_3) */
+	ldr q2, [x5, #224] /* rkv_14 = load() */
+	ldr q6, [sp, #64] /* reload g2x0.3 */
+	eor3 v2.16b, v6.16b, v19.16b, v2.16b /* g2k_3 = eor3(g2x0, g2x1, rkv_14) */
+	eor3 v2.16b, v2.16b, v18.16b, v12.16b /* g2t_3 = eor3(g2k_3, g2n_2, g2f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v18.16b, v2.16b, v21.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v18.16b, {v29.16b}, v18.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v18.16b, v2.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v2.16b, v18.16b, v21.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v18.16b, {v28.16b}, v18.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v2.16b, v2.16b, v18.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	ushr v18.4s, v2.4s, #30 /* g2r2_3_r = shr(g2s_3) */
+	sli v18.4s, v2.4s, #2 /* g2r2_3 = sli(g2r2_3_r, g2s_3) */
+	ushr v31.4s, v2.4s, #22 /* g2r10_3_r = shr(g2s_3) */
+	sli v31.4s, v2.4s, #10 /* g2r10_3 = sli(g2r10_3_r, g2s_3) */
+	ushr v10.4s, v2.4s, #14 /* g2r18_3_r = shr(g2s_3) */
+	sli v10.4s, v2.4s, #18 /* g2r18_3 = sli(g2r18_3_r, g2s_3) */
+	eor3 v18.16b, v18.16b, v31.16b, v10.16b /* g2f_3 = eor3(g2r2_3, g2r10_3, g2r18_3) */
+	tbl v31.16b, {v2.16b}, v26.16b /* g2r24_3 = lookup16(g2s_3, rotl24) */
+	eor3 v2.16b, v5.16b, v2.16b, v31.16b /* g2n_3 = eor3(g2x3, g2s_3, g2r24_3) */
+	eor v2.16b, v2.16b, v18.16b /* g2x_3 = xor(g2n_3, g2f_3) */
+	ldr q5, [x5, #240] /* rkv_15 = load() */
+	eor3 v5.16b, v13.16b, v23.16b, v5.16b /* g3k_3 = eor3(g3x0, g3x1, rkv_15) */
+	eor3 v5.16b, v5.16b, v22.16b, v11.16b /* g3t_3 = eor3(g3k_3, g3n_2, g3f_2) */
+	tbl v5.16b, {v5.16b}, v25.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v18.16b, v5.16b, v21.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	tbl v18.16b, {v29.16b}, v18.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	ushr v5.16b, v5.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v5.16b, {v27.16b}, v5.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v18.16b, v5.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v5.16b, v18.16b, v21.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	tbl v5.16b, {v8.16b}, v5.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	ushr v18.16b, v18.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v18.16b, {v28.16b}, v18.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v5.16b, v5.16b, v18.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v18.16b, {v5.16b}, v26.16b /* g3r24_3 = lookup16(g3s_3, rotl24) */
+	eor3 v17.16b, v17.16b, v5.16b, v18.16b /* g3n_3 = eor3(g3x3, g3s_3, g3r24_3) */
+	ushr v18.4s, v5.4s, #30 /* g3r2_3_r = shr(g3s_3) */
+	sli v18.4s, v5.4s, #2 /* g3r2_3 = sli(g3r2_3_r, g3s_3) */
+	ushr v22.4s, v5.4s, #22 /* g3r10_3_r = shr(g3s_3) */
+	sli v22.4s, v5.4s, #10 /* g3r10_3 = sli(g3r10_3_r, g3s_3) */
+	ushr v31.4s, v5.4s, #14 /* g3r18_3_r = shr(g3s_3) */
+	sli v31.4s, v5.4s, #18 /* g3r18_3 = sli(g3r18_3_r, g3s_3) */
+	eor3 v5.16b, v18.16b, v22.16b, v31.16b /* g3f_3 = eor3(g3r2_3, g3r10_3, g3r18_3) */
+	eor v5.16b, v17.16b, v5.16b /* g3x_3 = xor(g3n_3, g3f_3) */
+	mov v17.16b, v5.16b /* g3x3.3 */
+	mov v5.16b, v2.16b /* g2x3.3 */
+	mov v2.16b, v3.16b /* g0x1.3 */
+	mov v3.16b, v30.16b /* g0x0.3 */
+	mov v18.16b, v19.16b /* g2x1.3 */
+	mov v19.16b, v6.16b /* g2x0.3 */
+	mov v6.16b, v7.16b /* g1x1.3 */
+	mov v7.16b, v9.16b /* g1x0.3 */
+	mov v22.16b, v23.16b /* g3x1.3 */
+	mov v23.16b, v13.16b /* g3x0.3 */
+	add x5, x5, #256
+	subs x4, x4, #1
+	b.ne .Lsm4_byteslice_neon_sha3_asm_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	zip1 v30.4s, v0.4s, v2.4s /* tro0 = unpacklo(g0x3, g0x1) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v2.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip1 v4.4s, v30.4s, v2.4s /* tro1 = unpacklo(tro0, tro0_2) */
+	zip2 v2.4s, v30.4s, v2.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
+	str q4, [x2] /* store outbe */
+	rev32 v2.16b, v2.16b /* outbe_1 = rev(tro1_1) */
+	str q2, [x2, #16] /* store outbe_1 */
+	zip1 v2.4s, v0.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v0.4s, v0.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	rev32 v2.16b, v2.16b /* outbe_2 = rev(tro1_2) */
+	str q2, [x2, #32] /* store outbe_2 */
+	rev32 v0.16b, v0.16b /* outbe_3 = rev(tro1_3) */
+	str q0, [x2, #48] /* store outbe_3 */
+	zip1 v0.4s, v1.4s, v6.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v1.4s, v6.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v16.4s, v7.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v16.4s, v7.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
+	str q2, [x2, #64] /* store outbe_4 */
+	rev32 v0.16b, v0.16b /* outbe_5 = rev(tro1_5) */
+	str q0, [x2, #80] /* store outbe_5 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	rev32 v0.16b, v0.16b /* outbe_6 = rev(tro1_6) */
+	str q0, [x2, #96] /* store outbe_6 */
+	rev32 v0.16b, v1.16b /* outbe_7 = rev(tro1_7) */
+	str q0, [x2, #112] /* store outbe_7 */
+	zip1 v0.4s, v5.4s, v18.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v5.4s, v18.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v20.4s, v19.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v20.4s, v19.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
+	str q2, [x2, #128] /* store outbe_8 */
+	rev32 v0.16b, v0.16b /* outbe_9 = rev(tro1_9) */
+	str q0, [x2, #144] /* store outbe_9 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	rev32 v0.16b, v0.16b /* outbe_10 = rev(tro1_10) */
+	str q0, [x2, #160] /* store outbe_10 */
+	rev32 v0.16b, v1.16b /* outbe_11 = rev(tro1_11) */
+	str q0, [x2, #176] /* store outbe_11 */
+	zip1 v0.4s, v17.4s, v22.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v17.4s, v22.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v24.4s, v23.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v24.4s, v23.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
+	str q2, [x2, #192] /* store outbe_12 */
+	rev32 v0.16b, v0.16b /* outbe_13 = rev(tro1_13) */
+	str q0, [x2, #208] /* store outbe_13 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	rev32 v0.16b, v0.16b /* outbe_14 = rev(tro1_14) */
+	str q0, [x2, #224] /* store outbe_14 */
+	rev32 v0.16b, v1.16b /* outbe_15 = rev(tro1_15) */
+	str q0, [x2, #240] /* store outbe_15 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #80
+	ret
+	.size sm4_byteslice_neon_sha3_batch_multi_asm, .-sm4_byteslice_neon_sha3_batch_multi_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 16
@@ -13530,6 +14149,48 @@ sm4_byteslice_neon_sha3_one_block_asm:
 	.section .rodata
 	.balign 16
 .Lsm4_byteslice_neon_sha3_asm_10_tbl_lo_1:
+	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_neon_sha3_asm_11_tbl_lo_1:
 	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
 
 	.section .note.GNU-stack,"",%progbits

@@ -19546,6 +19546,1072 @@ sm4_byteslice_ssse3_aesni_one_block_asm:
 	ret
 	.size sm4_byteslice_ssse3_aesni_one_block_asm, .-sm4_byteslice_ssse3_aesni_one_block_asm
 
+/* sm4_byteslice_ssse3_aesni_batch_multi_asm: wordslice128_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 256 bytes (15 spill slots of 16 bytes)
+ */
+	.globl sm4_byteslice_ssse3_aesni_batch_multi_asm
+	.hidden sm4_byteslice_ssse3_aesni_batch_multi_asm
+	.type sm4_byteslice_ssse3_aesni_batch_multi_asm, @function
+	.p2align 5
+sm4_byteslice_ssse3_aesni_batch_multi_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $256, %rsp
+
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+	movdqu (%rsi), %xmm0 /* raw = load() */
+	movdqu (%rcx), %xmm1 /* tweak = load() */
+	pxor %xmm1, %xmm0 /* row = xor(raw, tweak) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* rowle = lookup16(row, bswap32) */
+	movdqu 16(%rsi), %xmm1 /* raw_1 = load() */
+	movdqu 16(%rcx), %xmm2 /* tweak_1 = load() */
+	pxor %xmm2, %xmm1 /* row_1 = xor(raw_1, tweak_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	movdqu 32(%rsi), %xmm2 /* raw_2 = load() */
+	movdqu 32(%rcx), %xmm3 /* tweak_2 = load() */
+	pxor %xmm3, %xmm2 /* row_2 = xor(raw_2, tweak_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	movdqu 48(%rsi), %xmm3 /* raw_3 = load() */
+	movdqu 48(%rcx), %xmm4 /* tweak_3 = load() */
+	pxor %xmm4, %xmm3 /* row_3 = xor(raw_3, tweak_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm0, %xmm4 /* rowle */
+	punpckldq %xmm2, %xmm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	punpckhdq %xmm2, %xmm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	movdqa %xmm1, %xmm2 /* rowle_1 */
+	punpckldq %xmm3, %xmm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm3, %xmm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm4, %xmm3 /* tr0 */
+	punpckldq %xmm2, %xmm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	punpckhdq %xmm2, %xmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	movdqa %xmm0, %xmm2 /* tr0_1 */
+	punpckldq %xmm1, %xmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm1, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqu 64(%rsi), %xmm1 /* raw_4 = load() */
+	movdqu 64(%rcx), %xmm5 /* tweak_4 = load() */
+	pxor %xmm5, %xmm1 /* row_4 = xor(raw_4, tweak_4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqu 80(%rsi), %xmm5 /* raw_5 = load() */
+	movdqu 80(%rcx), %xmm6 /* tweak_5 = load() */
+	pxor %xmm6, %xmm5 /* row_5 = xor(raw_5, tweak_5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqu 96(%rsi), %xmm6 /* raw_6 = load() */
+	movdqu 96(%rcx), %xmm7 /* tweak_6 = load() */
+	pxor %xmm7, %xmm6 /* row_6 = xor(raw_6, tweak_6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqu 112(%rsi), %xmm7 /* raw_7 = load() */
+	movdqu 112(%rcx), %xmm8 /* tweak_7 = load() */
+	pxor %xmm8, %xmm7 /* row_7 = xor(raw_7, tweak_7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm1, %xmm8 /* rowle_4 */
+	punpckldq %xmm6, %xmm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm6, %xmm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm5, %xmm6 /* rowle_5 */
+	punpckldq %xmm7, %xmm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm7, %xmm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm8, %xmm7 /* tr0_4 */
+	punpckldq %xmm6, %xmm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm6, %xmm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm1, %xmm6 /* tr0_5 */
+	punpckldq %xmm5, %xmm6 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm5, %xmm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqu 128(%rsi), %xmm5 /* raw_8 = load() */
+	movdqu 128(%rcx), %xmm9 /* tweak_8 = load() */
+	pxor %xmm9, %xmm5 /* row_8 = xor(raw_8, tweak_8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqu 144(%rsi), %xmm9 /* raw_9 = load() */
+	movdqu 144(%rcx), %xmm10 /* tweak_9 = load() */
+	pxor %xmm10, %xmm9 /* row_9 = xor(raw_9, tweak_9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqu 160(%rsi), %xmm10 /* raw_10 = load() */
+	movdqu 160(%rcx), %xmm11 /* tweak_10 = load() */
+	pxor %xmm11, %xmm10 /* row_10 = xor(raw_10, tweak_10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqu 176(%rsi), %xmm11 /* raw_11 = load() */
+	movdqu 176(%rcx), %xmm12 /* tweak_11 = load() */
+	pxor %xmm12, %xmm11 /* row_11 = xor(raw_11, tweak_11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm5, %xmm12 /* rowle_8 */
+	punpckldq %xmm10, %xmm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm10, %xmm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm9, %xmm10 /* rowle_9 */
+	punpckldq %xmm11, %xmm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm11, %xmm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm12, %xmm11 /* tr0_8 */
+	punpckldq %xmm10, %xmm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm10, %xmm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm5, %xmm10 /* tr0_9 */
+	punpckldq %xmm9, %xmm10 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm9, %xmm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqu 192(%rsi), %xmm9 /* raw_12 = load() */
+	movdqu 192(%rcx), %xmm13 /* tweak_12 = load() */
+	pxor %xmm13, %xmm9 /* row_12 = xor(raw_12, tweak_12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqu 208(%rsi), %xmm13 /* raw_13 = load() */
+	movdqu 208(%rcx), %xmm14 /* tweak_13 = load() */
+	pxor %xmm14, %xmm13 /* row_13 = xor(raw_13, tweak_13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqu 224(%rsi), %xmm14 /* raw_14 = load() */
+	movdqu 224(%rcx), %xmm15 /* tweak_14 = load() */
+	pxor %xmm15, %xmm14 /* row_14 = xor(raw_14, tweak_14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	movdqu 240(%rsi), %xmm15 /* raw_15 = load() */
+	movdqa %xmm0, 0(%rsp) /* spill g0x3.1 */
+	movdqu 240(%rcx), %xmm0 /* tweak_15 = load() */
+	pxor %xmm0, %xmm15 /* row_15 = xor(raw_15, tweak_15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm15 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm9, %xmm0 /* rowle_12 */
+	punpckldq %xmm14, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm14, %xmm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm13, %xmm14 /* rowle_13 */
+	punpckldq %xmm15, %xmm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm15, %xmm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm15 /* tr0_12 */
+	punpckldq %xmm14, %xmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm14, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm9, %xmm14 /* tr0_13 */
+	punpckldq %xmm13, %xmm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm13, %xmm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x3.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x0.2 */
+	movdqa %xmm15, 16(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 32(%rsp) /* spill g3x1.2 */
+	movdqa %xmm14, 48(%rsp) /* spill g3x2.2 */
+	movdqa %xmm9, 64(%rsp) /* spill g3x3.2 */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_byteslice_ssse3_aesni_asm_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	movdqu (%rdi,%r8), %xmm0 /* rkv = load() */
+	movdqa %xmm4, %xmm9 /* g0x1.2 */
+	pxor %xmm2, %xmm9 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm9 /* g0k = xor(g0k_acc, rkv) */
+	pxor %xmm13, %xmm9 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm9, %xmm0 /* g0t */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm9 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_11_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm0, %xmm14 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_11_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm14 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm14 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm14 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm9 /* g0s_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_11_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm4, 80(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_11_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm2, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm2, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm4, %xmm2 /* g0s */
+	pslld $2, %xmm2 /* g0r2_l = shl(g0s) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	psrld $30, %xmm14 /* g0r2_r = shr(g0s) */
+	por %xmm14, %xmm2 /* g0r2 = or(g0r2_l, g0r2_r) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	pslld $10, %xmm14 /* g0r10_l = shl(g0s) */
+	movdqa %xmm13, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm4, %xmm13 /* g0s */
+	psrld $22, %xmm13 /* g0r10_r = shr(g0s) */
+	por %xmm13, %xmm14 /* g0r10 = or(g0r10_l, g0r10_r) */
+	pxor %xmm14, %xmm2 /* g0f_acc = xor(g0r2, g0r10) */
+	movdqa %xmm4, %xmm13 /* g0s */
+	pslld $18, %xmm13 /* g0r18_l = shl(g0s) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	psrld $14, %xmm14 /* g0r18_r = shr(g0s) */
+	por %xmm14, %xmm13 /* g0r18 = or(g0r18_l, g0r18_r) */
+	pxor %xmm13, %xmm2 /* g0f = xor(g0f_acc, g0r18) */
+	movdqa %xmm4, %xmm13 /* g0s */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm13 /* g0r24 = lookup16(g0s, rotl24) */
+	pxor %xmm4, %xmm3 /* g0n_acc = xor(g0x0, g0s) */
+	pxor %xmm13, %xmm3 /* g0n = xor(g0n_acc, g0r24) */
+	movdqa %xmm3, %xmm4 /* g0n */
+	pxor %xmm2, %xmm4 /* g0x = xor(g0n, g0f) */
+	movdqu 16(%rdi,%r8), %xmm13 /* rkv_1 = load() */
+	movdqa %xmm8, %xmm14 /* g1x1.2 */
+	pxor %xmm6, %xmm14 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm13, %xmm14 /* g1k = xor(g1k_acc, rkv_1) */
+	pxor %xmm1, %xmm14 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm14, %xmm13 /* g1t */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm14 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm4, 128(%rsp) /* spill g0x0.3 */
+	movdqa %xmm11, %xmm4 /* tbl_lo */
+	pshufb %xmm13, %xmm4 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm13 /* tbl_hi */
+	pshufb %xmm14, %xmm13 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm13, %xmm4 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm4 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm13 /* g1s_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm14 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa %xmm9, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm13 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm13, %xmm14 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm14, %xmm4 /* g1s */
+	pslld $2, %xmm4 /* g1r2_l = shl(g1s) */
+	movdqa %xmm14, %xmm13 /* g1s */
+	psrld $30, %xmm13 /* g1r2_r = shr(g1s) */
+	por %xmm13, %xmm4 /* g1r2 = or(g1r2_l, g1r2_r) */
+	movdqa %xmm14, %xmm13 /* g1s */
+	pslld $10, %xmm13 /* g1r10_l = shl(g1s) */
+	movdqa %xmm8, 144(%rsp) /* spill g1x1.2 */
+	movdqa %xmm14, %xmm8 /* g1s */
+	psrld $22, %xmm8 /* g1r10_r = shr(g1s) */
+	por %xmm8, %xmm13 /* g1r10 = or(g1r10_l, g1r10_r) */
+	pxor %xmm13, %xmm4 /* g1f_acc = xor(g1r2, g1r10) */
+	movdqa %xmm14, %xmm8 /* g1s */
+	pslld $18, %xmm8 /* g1r18_l = shl(g1s) */
+	movdqa %xmm14, %xmm13 /* g1s */
+	psrld $14, %xmm13 /* g1r18_r = shr(g1s) */
+	por %xmm13, %xmm8 /* g1r18 = or(g1r18_l, g1r18_r) */
+	pxor %xmm8, %xmm4 /* g1f = xor(g1f_acc, g1r18) */
+	movdqa %xmm14, %xmm8 /* g1s */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm8 /* g1r24 = lookup16(g1s, rotl24) */
+	pxor %xmm14, %xmm7 /* g1n_acc = xor(g1x0, g1s) */
+	pxor %xmm8, %xmm7 /* g1n = xor(g1n_acc, g1r24) */
+	movdqa %xmm7, %xmm8 /* g1n */
+	pxor %xmm4, %xmm8 /* g1x = xor(g1n, g1f) */
+	movdqu 32(%rdi,%r8), %xmm13 /* rkv_2 = load() */
+	movdqa %xmm12, %xmm14 /* g2x1.2 */
+	pxor %xmm10, %xmm14 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm13, %xmm14 /* g2k = xor(g2k_acc, rkv_2) */
+	pxor %xmm5, %xmm14 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm14, %xmm13 /* g2t */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm14 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm8, 160(%rsp) /* spill g1x0.3 */
+	movdqa %xmm11, %xmm8 /* tbl_lo */
+	pshufb %xmm13, %xmm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm13 /* tbl_hi */
+	pshufb %xmm14, %xmm13 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm13, %xmm8 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm8 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm8 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm13 /* g2s_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm14 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm9, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm13 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm13, %xmm14 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm14, %xmm8 /* g2s */
+	pslld $2, %xmm8 /* g2r2_l = shl(g2s) */
+	movdqa %xmm14, %xmm13 /* g2s */
+	psrld $30, %xmm13 /* g2r2_r = shr(g2s) */
+	por %xmm13, %xmm8 /* g2r2 = or(g2r2_l, g2r2_r) */
+	movdqa %xmm14, %xmm13 /* g2s */
+	pslld $10, %xmm13 /* g2r10_l = shl(g2s) */
+	movdqa %xmm12, 176(%rsp) /* spill g2x1.2 */
+	movdqa %xmm14, %xmm12 /* g2s */
+	psrld $22, %xmm12 /* g2r10_r = shr(g2s) */
+	por %xmm12, %xmm13 /* g2r10 = or(g2r10_l, g2r10_r) */
+	pxor %xmm13, %xmm8 /* g2f_acc = xor(g2r2, g2r10) */
+	movdqa %xmm14, %xmm12 /* g2s */
+	pslld $18, %xmm12 /* g2r18_l = shl(g2s) */
+	movdqa %xmm14, %xmm13 /* g2s */
+	psrld $14, %xmm13 /* g2r18_r = shr(g2s) */
+	por %xmm13, %xmm12 /* g2r18 = or(g2r18_l, g2r18_r) */
+	pxor %xmm12, %xmm8 /* g2f = xor(g2f_acc, g2r18) */
+	movdqa %xmm14, %xmm12 /* g2s */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm12 /* g2r24 = lookup16(g2s, rotl24) */
+	pxor 0(%rsp), %xmm14 /* g2n_acc = xor(g2s, g2x0.2) */
+	pxor %xmm12, %xmm14 /* g2n = xor(g2n_acc, g2r24) */
+	movdqa %xmm14, %xmm12 /* g2n */
+	pxor %xmm8, %xmm12 /* g2x = xor(g2n, g2f) */
+	movdqu 48(%rdi,%r8), %xmm13 /* rkv_3 = load() */
+	movdqa %xmm12, 0(%rsp) /* spill g2x0.3 */
+	movdqa 32(%rsp), %xmm12 /* reload g3x1.2 */
+	movdqa %xmm8, 192(%rsp) /* spill g2f */
+	movdqa %xmm12, %xmm8 /* g3x1.2 */
+	pxor 48(%rsp), %xmm8 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm13, %xmm8 /* g3k = xor(g3k_acc, rkv_3) */
+	pxor 64(%rsp), %xmm8 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm8, %xmm13 /* g3t */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm8 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm13, %xmm12 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm13 /* tbl_hi */
+	pshufb %xmm8, %xmm13 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm13, %xmm12 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm12 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm12 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm8 /* g3s_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm8, %xmm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm9, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm8 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm8, %xmm13 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm13, %xmm8 /* g3s */
+	pslld $2, %xmm8 /* g3r2_l = shl(g3s) */
+	movdqa %xmm13, %xmm12 /* g3s */
+	psrld $30, %xmm12 /* g3r2_r = shr(g3s) */
+	por %xmm12, %xmm8 /* g3r2 = or(g3r2_l, g3r2_r) */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pslld $10, %xmm12 /* g3r10_l = shl(g3s) */
+	movdqa %xmm14, 208(%rsp) /* spill g2n */
+	movdqa %xmm13, %xmm14 /* g3s */
+	psrld $22, %xmm14 /* g3r10_r = shr(g3s) */
+	por %xmm14, %xmm12 /* g3r10 = or(g3r10_l, g3r10_r) */
+	pxor %xmm12, %xmm8 /* g3f_acc = xor(g3r2, g3r10) */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pslld $18, %xmm12 /* g3r18_l = shl(g3s) */
+	movdqa %xmm13, %xmm14 /* g3s */
+	psrld $14, %xmm14 /* g3r18_r = shr(g3s) */
+	por %xmm14, %xmm12 /* g3r18 = or(g3r18_l, g3r18_r) */
+	pxor %xmm12, %xmm8 /* g3f = xor(g3f_acc, g3r18) */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm12 /* g3r24 = lookup16(g3s, rotl24) */
+	pxor 16(%rsp), %xmm13 /* g3n_acc = xor(g3s, g3x0.2) */
+	pxor %xmm12, %xmm13 /* g3n = xor(g3n_acc, g3r24) */
+	movdqa %xmm13, %xmm12 /* g3n */
+	pxor %xmm8, %xmm12 /* g3x = xor(g3n, g3f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	movdqu 64(%rdi,%r8), %xmm14 /* rkv_4 = load() */
+	movdqa %xmm12, 16(%rsp) /* spill g3x0.3 */
+	movdqa 96(%rsp), %xmm12 /* reload g0x2.2 */
+	movdqa %xmm8, 224(%rsp) /* spill g3f */
+	movdqa %xmm12, %xmm8 /* g0x2.2 */
+	pxor 112(%rsp), %xmm8 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm14, %xmm8 /* g0k_1 = xor(g0k_acc_1, rkv_4) */
+	pxor %xmm3, %xmm8 /* g0t_acc = xor(g0k_1, g0n) */
+	pxor %xmm2, %xmm8 /* g0t_1 = xor(g0t_acc, g0f) */
+	movdqa %xmm8, %xmm2 /* g0t_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm3 /* tbl_lo */
+	pshufb %xmm2, %xmm3 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm8, %xmm2 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm2, %xmm3 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm3 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm3 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm2 /* g0s_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm8 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm2, %xmm8 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm8, %xmm2 /* g0s_1 */
+	pslld $2, %xmm2 /* g0r2_1_l = shl(g0s_1) */
+	movdqa %xmm8, %xmm3 /* g0s_1 */
+	psrld $30, %xmm3 /* g0r2_1_r = shr(g0s_1) */
+	por %xmm3, %xmm2 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	movdqa %xmm8, %xmm3 /* g0s_1 */
+	pslld $10, %xmm3 /* g0r10_1_l = shl(g0s_1) */
+	movdqa %xmm8, %xmm14 /* g0s_1 */
+	psrld $22, %xmm14 /* g0r10_1_r = shr(g0s_1) */
+	por %xmm14, %xmm3 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	pxor %xmm3, %xmm2 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	movdqa %xmm8, %xmm3 /* g0s_1 */
+	pslld $18, %xmm3 /* g0r18_1_l = shl(g0s_1) */
+	movdqa %xmm8, %xmm14 /* g0s_1 */
+	psrld $14, %xmm14 /* g0r18_1_r = shr(g0s_1) */
+	por %xmm14, %xmm3 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	pxor %xmm3, %xmm2 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	movdqa %xmm8, %xmm3 /* g0s_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm3 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	pxor 80(%rsp), %xmm8 /* g0n_acc_1 = xor(g0s_1, g0x1.2) */
+	pxor %xmm3, %xmm8 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	movdqa %xmm8, %xmm3 /* g0n_1 */
+	pxor %xmm2, %xmm3 /* g0x_1 = xor(g0n_1, g0f_1) */
+	movdqu 80(%rdi,%r8), %xmm14 /* rkv_5 = load() */
+	movdqa %xmm6, %xmm12 /* g1x2.2 */
+	pxor %xmm1, %xmm12 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm14, %xmm12 /* g1k_1 = xor(g1k_acc_1, rkv_5) */
+	pxor %xmm7, %xmm12 /* g1t_acc = xor(g1k_1, g1n) */
+	pxor %xmm4, %xmm12 /* g1t_1 = xor(g1t_acc, g1f) */
+	movdqa %xmm12, %xmm4 /* g1t_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm12 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm7 /* tbl_lo */
+	pshufb %xmm4, %xmm7 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm12, %xmm4 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm4, %xmm7 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm7 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm7 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm4 /* g1s_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm7 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm7 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm9, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm7, %xmm4 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm4, %xmm12 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm12, %xmm4 /* g1s_1 */
+	pslld $2, %xmm4 /* g1r2_1_l = shl(g1s_1) */
+	movdqa %xmm12, %xmm7 /* g1s_1 */
+	psrld $30, %xmm7 /* g1r2_1_r = shr(g1s_1) */
+	por %xmm7, %xmm4 /* g1r2_1 = or(g1r2_1_l, g1r2_1_r) */
+	movdqa %xmm12, %xmm7 /* g1s_1 */
+	pslld $10, %xmm7 /* g1r10_1_l = shl(g1s_1) */
+	movdqa %xmm12, %xmm14 /* g1s_1 */
+	psrld $22, %xmm14 /* g1r10_1_r = shr(g1s_1) */
+	por %xmm14, %xmm7 /* g1r10_1 = or(g1r10_1_l, g1r10_1_r) */
+	pxor %xmm7, %xmm4 /* g1f_acc_1 = xor(g1r2_1, g1r10_1) */
+	movdqa %xmm12, %xmm7 /* g1s_1 */
+	pslld $18, %xmm7 /* g1r18_1_l = shl(g1s_1) */
+	movdqa %xmm12, %xmm14 /* g1s_1 */
+	psrld $14, %xmm14 /* g1r18_1_r = shr(g1s_1) */
+	por %xmm14, %xmm7 /* g1r18_1 = or(g1r18_1_l, g1r18_1_r) */
+	pxor %xmm7, %xmm4 /* g1f_1 = xor(g1f_acc_1, g1r18_1) */
+	movdqa %xmm12, %xmm7 /* g1s_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm7 /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	pxor 144(%rsp), %xmm12 /* g1n_acc_1 = xor(g1s_1, g1x1.2) */
+	pxor %xmm7, %xmm12 /* g1n_1 = xor(g1n_acc_1, g1r24_1) */
+	movdqa %xmm12, %xmm7 /* g1n_1 */
+	pxor %xmm4, %xmm7 /* g1x_1 = xor(g1n_1, g1f_1) */
+	movdqu 96(%rdi,%r8), %xmm14 /* rkv_6 = load() */
+	movdqa %xmm7, 144(%rsp) /* spill g1x1.3 */
+	movdqa %xmm10, %xmm7 /* g2x2.2 */
+	pxor %xmm5, %xmm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm14, %xmm7 /* g2k_1 = xor(g2k_acc_1, rkv_6) */
+	pxor 208(%rsp), %xmm7 /* g2t_acc = xor(g2k_1, g2n) */
+	pxor 192(%rsp), %xmm7 /* g2t_1 = xor(g2t_acc, g2f) */
+	movdqa %xmm7, %xmm14 /* g2t_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm7 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm7 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm3, 192(%rsp) /* spill g0x1.3 */
+	movdqa %xmm11, %xmm3 /* tbl_lo */
+	pshufb %xmm14, %xmm3 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm14 /* tbl_hi */
+	pshufb %xmm7, %xmm14 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm14, %xmm3 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm3 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm3 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm7 /* g2s_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm7 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm7, %xmm14 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm9, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm7 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm7, %xmm14 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm14, %xmm3 /* g2s_1 */
+	pslld $2, %xmm3 /* g2r2_1_l = shl(g2s_1) */
+	movdqa %xmm14, %xmm7 /* g2s_1 */
+	psrld $30, %xmm7 /* g2r2_1_r = shr(g2s_1) */
+	por %xmm7, %xmm3 /* g2r2_1 = or(g2r2_1_l, g2r2_1_r) */
+	movdqa %xmm14, %xmm7 /* g2s_1 */
+	pslld $10, %xmm7 /* g2r10_1_l = shl(g2s_1) */
+	movdqa %xmm10, 208(%rsp) /* spill g2x2.2 */
+	movdqa %xmm14, %xmm10 /* g2s_1 */
+	psrld $22, %xmm10 /* g2r10_1_r = shr(g2s_1) */
+	por %xmm10, %xmm7 /* g2r10_1 = or(g2r10_1_l, g2r10_1_r) */
+	pxor %xmm7, %xmm3 /* g2f_acc_1 = xor(g2r2_1, g2r10_1) */
+	movdqa %xmm14, %xmm7 /* g2s_1 */
+	pslld $18, %xmm7 /* g2r18_1_l = shl(g2s_1) */
+	movdqa %xmm14, %xmm10 /* g2s_1 */
+	psrld $14, %xmm10 /* g2r18_1_r = shr(g2s_1) */
+	por %xmm10, %xmm7 /* g2r18_1 = or(g2r18_1_l, g2r18_1_r) */
+	pxor %xmm7, %xmm3 /* g2f_1 = xor(g2f_acc_1, g2r18_1) */
+	movdqa %xmm14, %xmm7 /* g2s_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm7 /* g2r24_1 = lookup16(g2s_1, rotl24) */
+	pxor 176(%rsp), %xmm14 /* g2n_acc_1 = xor(g2s_1, g2x1.2) */
+	pxor %xmm7, %xmm14 /* g2n_1 = xor(g2n_acc_1, g2r24_1) */
+	movdqa %xmm14, %xmm7 /* g2n_1 */
+	pxor %xmm3, %xmm7 /* g2x_1 = xor(g2n_1, g2f_1) */
+	movdqu 112(%rdi,%r8), %xmm10 /* rkv_7 = load() */
+	movdqa %xmm7, 176(%rsp) /* spill g2x1.3 */
+	movdqa 48(%rsp), %xmm7 /* reload g3x2.2 */
+	movdqa %xmm3, 80(%rsp) /* spill g2f_1 */
+	movdqa %xmm7, %xmm3 /* g3x2.2 */
+	pxor 64(%rsp), %xmm3 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm10, %xmm3 /* g3k_1 = xor(g3k_acc_1, rkv_7) */
+	pxor %xmm13, %xmm3 /* g3t_acc = xor(g3k_1, g3n) */
+	pxor 224(%rsp), %xmm3 /* g3t_1 = xor(g3t_acc, g3f) */
+	movdqa %xmm3, %xmm10 /* g3t_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm10 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm3 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm10, %xmm13 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm10 /* tbl_hi */
+	pshufb %xmm3, %xmm10 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm10, %xmm13 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm13 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm13 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm9, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm10, %xmm3 /* g3s_1 */
+	pslld $2, %xmm3 /* g3r2_1_l = shl(g3s_1) */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	psrld $30, %xmm13 /* g3r2_1_r = shr(g3s_1) */
+	por %xmm13, %xmm3 /* g3r2_1 = or(g3r2_1_l, g3r2_1_r) */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	pslld $10, %xmm13 /* g3r10_1_l = shl(g3s_1) */
+	movdqa %xmm10, %xmm7 /* g3s_1 */
+	psrld $22, %xmm7 /* g3r10_1_r = shr(g3s_1) */
+	por %xmm7, %xmm13 /* g3r10_1 = or(g3r10_1_l, g3r10_1_r) */
+	pxor %xmm13, %xmm3 /* g3f_acc_1 = xor(g3r2_1, g3r10_1) */
+	movdqa %xmm10, %xmm7 /* g3s_1 */
+	pslld $18, %xmm7 /* g3r18_1_l = shl(g3s_1) */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	psrld $14, %xmm13 /* g3r18_1_r = shr(g3s_1) */
+	por %xmm13, %xmm7 /* g3r18_1 = or(g3r18_1_l, g3r18_1_r) */
+	pxor %xmm7, %xmm3 /* g3f_1 = xor(g3f_acc_1, g3r18_1) */
+	movdqa %xmm10, %xmm7 /* g3s_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm7 /* g3r24_1 = lookup16(g3s_1, rotl24) */
+	pxor 32(%rsp), %xmm10 /* g3n_acc_1 = xor(g3s_1, g3x1.2) */
+	pxor %xmm7, %xmm10 /* g3n_1 = xor(g3n_acc_1, g3r24_1) */
+	movdqa %xmm10, %xmm7 /* g3n_1 */
+	pxor %xmm3, %xmm7 /* g3x_1 = xor(g3n_1, g3f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	movdqu 128(%rdi,%r8), %xmm13 /* rkv_8 = load() */
+	movdqa %xmm7, 32(%rsp) /* spill g3x1.3 */
+	movdqa 112(%rsp), %xmm7 /* reload g0x3.2 */
+	movdqa %xmm3, 224(%rsp) /* spill g3f_1 */
+	movdqa %xmm7, %xmm3 /* g0x3.2 */
+	pxor 128(%rsp), %xmm3 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm13, %xmm3 /* g0k_2 = xor(g0k_acc_2, rkv_8) */
+	pxor %xmm8, %xmm3 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	pxor %xmm2, %xmm3 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	movdqa %xmm3, %xmm2 /* g0t_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm3 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm8 /* tbl_lo */
+	pshufb %xmm2, %xmm8 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm3, %xmm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm2, %xmm8 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm8 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm8 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm2 /* g0s_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm3 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm2 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm2, %xmm3 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm3, %xmm2 /* g0s_2 */
+	pslld $2, %xmm2 /* g0r2_2_l = shl(g0s_2) */
+	movdqa %xmm3, %xmm8 /* g0s_2 */
+	psrld $30, %xmm8 /* g0r2_2_r = shr(g0s_2) */
+	por %xmm8, %xmm2 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	movdqa %xmm3, %xmm8 /* g0s_2 */
+	pslld $10, %xmm8 /* g0r10_2_l = shl(g0s_2) */
+	movdqa %xmm3, %xmm13 /* g0s_2 */
+	psrld $22, %xmm13 /* g0r10_2_r = shr(g0s_2) */
+	por %xmm13, %xmm8 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	pxor %xmm8, %xmm2 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	movdqa %xmm3, %xmm8 /* g0s_2 */
+	pslld $18, %xmm8 /* g0r18_2_l = shl(g0s_2) */
+	movdqa %xmm3, %xmm13 /* g0s_2 */
+	psrld $14, %xmm13 /* g0r18_2_r = shr(g0s_2) */
+	por %xmm13, %xmm8 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	pxor %xmm8, %xmm2 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	movdqa %xmm3, %xmm8 /* g0s_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm8 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	pxor 96(%rsp), %xmm3 /* g0n_acc_2 = xor(g0s_2, g0x2.2) */
+	pxor %xmm8, %xmm3 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	movdqa %xmm3, %xmm8 /* g0n_2 */
+	pxor %xmm2, %xmm8 /* g0x_2 = xor(g0n_2, g0f_2) */
+	movdqu 144(%rdi,%r8), %xmm13 /* rkv_9 = load() */
+	movdqa %xmm1, %xmm7 /* g1x3.2 */
+	pxor 160(%rsp), %xmm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm13, %xmm7 /* g1k_2 = xor(g1k_acc_2, rkv_9) */
+	pxor %xmm12, %xmm7 /* g1t_acc_1 = xor(g1k_2, g1n_1) */
+	pxor %xmm4, %xmm7 /* g1t_2 = xor(g1t_acc_1, g1f_1) */
+	movdqa %xmm7, %xmm4 /* g1t_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm7 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm4, %xmm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm7, %xmm4 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm4, %xmm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm4 /* g1s_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm7 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm9, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm4 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm4, %xmm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm7, %xmm4 /* g1s_2 */
+	pslld $2, %xmm4 /* g1r2_2_l = shl(g1s_2) */
+	movdqa %xmm7, %xmm12 /* g1s_2 */
+	psrld $30, %xmm12 /* g1r2_2_r = shr(g1s_2) */
+	por %xmm12, %xmm4 /* g1r2_2 = or(g1r2_2_l, g1r2_2_r) */
+	movdqa %xmm7, %xmm12 /* g1s_2 */
+	pslld $10, %xmm12 /* g1r10_2_l = shl(g1s_2) */
+	movdqa %xmm7, %xmm13 /* g1s_2 */
+	psrld $22, %xmm13 /* g1r10_2_r = shr(g1s_2) */
+	por %xmm13, %xmm12 /* g1r10_2 = or(g1r10_2_l, g1r10_2_r) */
+	pxor %xmm12, %xmm4 /* g1f_acc_2 = xor(g1r2_2, g1r10_2) */
+	movdqa %xmm7, %xmm12 /* g1s_2 */
+	pslld $18, %xmm12 /* g1r18_2_l = shl(g1s_2) */
+	movdqa %xmm7, %xmm13 /* g1s_2 */
+	psrld $14, %xmm13 /* g1r18_2_r = shr(g1s_2) */
+	por %xmm13, %xmm12 /* g1r18_2 = or(g1r18_2_l, g1r18_2_r) */
+	pxor %xmm12, %xmm4 /* g1f_2 = xor(g1f_acc_2, g1r18_2) */
+	movdqa %xmm7, %xmm12 /* g1s_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm12 /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	pxor %xmm7, %xmm6 /* g1n_acc_2 = xor(g1x2, g1s_2) */
+	pxor %xmm12, %xmm6 /* g1n_2 = xor(g1n_acc_2, g1r24_2) */
+	movdqa %xmm6, %xmm7 /* g1n_2 */
+	pxor %xmm4, %xmm7 /* g1x_2 = xor(g1n_2, g1f_2) */
+	movdqu 160(%rdi,%r8), %xmm12 /* rkv_10 = load() */
+	movdqa %xmm5, %xmm13 /* g2x3.2 */
+	pxor 0(%rsp), %xmm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm12, %xmm13 /* g2k_2 = xor(g2k_acc_2, rkv_10) */
+	pxor %xmm14, %xmm13 /* g2t_acc_1 = xor(g2k_2, g2n_1) */
+	pxor 80(%rsp), %xmm13 /* g2t_2 = xor(g2t_acc_1, g2f_1) */
+	movdqa %xmm13, %xmm12 /* g2t_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm13 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm13 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm12, %xmm14 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm12 /* tbl_hi */
+	pshufb %xmm13, %xmm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm12, %xmm14 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm14 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm14 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm12 /* g2s_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm9, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm12, %xmm13 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm13, %xmm12 /* g2s_2 */
+	pslld $2, %xmm12 /* g2r2_2_l = shl(g2s_2) */
+	movdqa %xmm13, %xmm14 /* g2s_2 */
+	psrld $30, %xmm14 /* g2r2_2_r = shr(g2s_2) */
+	por %xmm14, %xmm12 /* g2r2_2 = or(g2r2_2_l, g2r2_2_r) */
+	movdqa %xmm13, %xmm14 /* g2s_2 */
+	pslld $10, %xmm14 /* g2r10_2_l = shl(g2s_2) */
+	movdqa %xmm7, 80(%rsp) /* spill g1x2.3 */
+	movdqa %xmm13, %xmm7 /* g2s_2 */
+	psrld $22, %xmm7 /* g2r10_2_r = shr(g2s_2) */
+	por %xmm7, %xmm14 /* g2r10_2 = or(g2r10_2_l, g2r10_2_r) */
+	pxor %xmm14, %xmm12 /* g2f_acc_2 = xor(g2r2_2, g2r10_2) */
+	movdqa %xmm13, %xmm7 /* g2s_2 */
+	pslld $18, %xmm7 /* g2r18_2_l = shl(g2s_2) */
+	movdqa %xmm13, %xmm14 /* g2s_2 */
+	psrld $14, %xmm14 /* g2r18_2_r = shr(g2s_2) */
+	por %xmm14, %xmm7 /* g2r18_2 = or(g2r18_2_l, g2r18_2_r) */
+	pxor %xmm7, %xmm12 /* g2f_2 = xor(g2f_acc_2, g2r18_2) */
+	movdqa %xmm13, %xmm7 /* g2s_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm7 /* g2r24_2 = lookup16(g2s_2, rotl24) */
+	pxor 208(%rsp), %xmm13 /* g2n_acc_2 = xor(g2s_2, g2x2.2) */
+	pxor %xmm7, %xmm13 /* g2n_2 = xor(g2n_acc_2, g2r24_2) */
+	movdqa %xmm13, %xmm7 /* g2n_2 */
+	pxor %xmm12, %xmm7 /* g2x_2 = xor(g2n_2, g2f_2) */
+	movdqu 176(%rdi,%r8), %xmm14 /* rkv_11 = load() */
+	movdqa %xmm7, 208(%rsp) /* spill g2x2.3 */
+	movdqa 64(%rsp), %xmm7 /* reload g3x3.2 */
+	movdqa %xmm8, 96(%rsp) /* spill g0x2.3 */
+	movdqa %xmm7, %xmm8 /* g3x3.2 */
+	pxor 16(%rsp), %xmm8 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm14, %xmm8 /* g3k_2 = xor(g3k_acc_2, rkv_11) */
+	pxor %xmm10, %xmm8 /* g3t_acc_1 = xor(g3k_2, g3n_1) */
+	pxor 224(%rsp), %xmm8 /* g3t_2 = xor(g3t_acc_1, g3f_1) */
+	movdqa %xmm8, %xmm10 /* g3t_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm10 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm8 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm10, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm10 /* tbl_hi */
+	pshufb %xmm8, %xmm10 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm10, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm8 /* g3s_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm8, %xmm10 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm9, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm8 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm8, %xmm10 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm10, %xmm8 /* g3s_2 */
+	pslld $2, %xmm8 /* g3r2_2_l = shl(g3s_2) */
+	movdqa %xmm10, %xmm14 /* g3s_2 */
+	psrld $30, %xmm14 /* g3r2_2_r = shr(g3s_2) */
+	por %xmm14, %xmm8 /* g3r2_2 = or(g3r2_2_l, g3r2_2_r) */
+	movdqa %xmm10, %xmm14 /* g3s_2 */
+	pslld $10, %xmm14 /* g3r10_2_l = shl(g3s_2) */
+	movdqa %xmm10, %xmm7 /* g3s_2 */
+	psrld $22, %xmm7 /* g3r10_2_r = shr(g3s_2) */
+	por %xmm7, %xmm14 /* g3r10_2 = or(g3r10_2_l, g3r10_2_r) */
+	pxor %xmm14, %xmm8 /* g3f_acc_2 = xor(g3r2_2, g3r10_2) */
+	movdqa %xmm10, %xmm7 /* g3s_2 */
+	pslld $18, %xmm7 /* g3r18_2_l = shl(g3s_2) */
+	movdqa %xmm10, %xmm14 /* g3s_2 */
+	psrld $14, %xmm14 /* g3r18_2_r = shr(g3s_2) */
+	por %xmm14, %xmm7 /* g3r18_2 = or(g3r18_2_l, g3r18_2_r) */
+	pxor %xmm7, %xmm8 /* g3f_2 = xor(g3f_acc_2, g3r18_2) */
+	movdqa %xmm10, %xmm7 /* g3s_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm7 /* g3r24_2 = lookup16(g3s_2, rotl24) */
+	pxor 48(%rsp), %xmm10 /* g3n_acc_2 = xor(g3s_2, g3x2.2) */
+	pxor %xmm7, %xmm10 /* g3n_2 = xor(g3n_acc_2, g3r24_2) */
+	movdqa %xmm10, %xmm7 /* g3n_2 */
+	pxor %xmm8, %xmm7 /* g3x_2 = xor(g3n_2, g3f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	movdqu 192(%rdi,%r8), %xmm14 /* rkv_12 = load() */
+	movdqa %xmm7, 48(%rsp) /* spill g3x2.3 */
+	movdqa 128(%rsp), %xmm7 /* reload g0x0.3 */
+	movdqa %xmm8, 224(%rsp) /* spill g3f_2 */
+	movdqa %xmm7, %xmm8 /* g0x0.3 */
+	pxor 192(%rsp), %xmm8 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm14, %xmm8 /* g0k_3 = xor(g0k_acc_3, rkv_12) */
+	pxor %xmm3, %xmm8 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	pxor %xmm2, %xmm8 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	movdqa %xmm8, %xmm2 /* g0t_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm8 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm3 /* tbl_lo */
+	pshufb %xmm2, %xmm3 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm8, %xmm2 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm2, %xmm3 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm3 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm3 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm2 /* g0s_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm3 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm8 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm2 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm2, %xmm8 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm8, %xmm2 /* g0s_3 */
+	pslld $2, %xmm2 /* g0r2_3_l = shl(g0s_3) */
+	movdqa %xmm8, %xmm3 /* g0s_3 */
+	psrld $30, %xmm3 /* g0r2_3_r = shr(g0s_3) */
+	por %xmm3, %xmm2 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	movdqa %xmm8, %xmm3 /* g0s_3 */
+	pslld $10, %xmm3 /* g0r10_3_l = shl(g0s_3) */
+	movdqa %xmm8, %xmm14 /* g0s_3 */
+	psrld $22, %xmm14 /* g0r10_3_r = shr(g0s_3) */
+	por %xmm14, %xmm3 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	pxor %xmm3, %xmm2 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	movdqa %xmm8, %xmm3 /* g0s_3 */
+	pslld $18, %xmm3 /* g0r18_3_l = shl(g0s_3) */
+	movdqa %xmm8, %xmm14 /* g0s_3 */
+	psrld $14, %xmm14 /* g0r18_3_r = shr(g0s_3) */
+	por %xmm14, %xmm3 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	pxor %xmm3, %xmm2 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	movdqa %xmm8, %xmm3 /* g0s_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm3 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	pxor 112(%rsp), %xmm8 /* g0n_acc_3 = xor(g0s_3, g0x3.2) */
+	pxor %xmm3, %xmm8 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	pxor %xmm2, %xmm8 /* g0x_3 = xor(g0n_3, g0f_3) */
+	movdqu 208(%rdi,%r8), %xmm2 /* rkv_13 = load() */
+	movdqa 160(%rsp), %xmm3 /* reload g1x0.3 */
+	movdqa %xmm3, %xmm14 /* g1x0.3 */
+	pxor 144(%rsp), %xmm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm2, %xmm14 /* g1k_3 = xor(g1k_acc_3, rkv_13) */
+	pxor %xmm6, %xmm14 /* g1t_acc_2 = xor(g1k_3, g1n_2) */
+	pxor %xmm4, %xmm14 /* g1t_3 = xor(g1t_acc_2, g1f_2) */
+	movdqa %xmm14, %xmm2 /* g1t_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm14 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm14 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm4 /* tbl_lo */
+	pshufb %xmm2, %xmm4 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm14, %xmm2 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm2, %xmm4 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm4 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm4 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm2 /* g1s_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm4 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm4 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm2 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm2, %xmm6 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm6, %xmm2 /* g1s_3 */
+	pslld $2, %xmm2 /* g1r2_3_l = shl(g1s_3) */
+	movdqa %xmm6, %xmm4 /* g1s_3 */
+	psrld $30, %xmm4 /* g1r2_3_r = shr(g1s_3) */
+	por %xmm4, %xmm2 /* g1r2_3 = or(g1r2_3_l, g1r2_3_r) */
+	movdqa %xmm6, %xmm4 /* g1s_3 */
+	pslld $10, %xmm4 /* g1r10_3_l = shl(g1s_3) */
+	movdqa %xmm6, %xmm14 /* g1s_3 */
+	psrld $22, %xmm14 /* g1r10_3_r = shr(g1s_3) */
+	por %xmm14, %xmm4 /* g1r10_3 = or(g1r10_3_l, g1r10_3_r) */
+	pxor %xmm4, %xmm2 /* g1f_acc_3 = xor(g1r2_3, g1r10_3) */
+	movdqa %xmm6, %xmm4 /* g1s_3 */
+	pslld $18, %xmm4 /* g1r18_3_l = shl(g1s_3) */
+	movdqa %xmm6, %xmm14 /* g1s_3 */
+	psrld $14, %xmm14 /* g1r18_3_r = shr(g1s_3) */
+	por %xmm14, %xmm4 /* g1r18_3 = or(g1r18_3_l, g1r18_3_r) */
+	pxor %xmm4, %xmm2 /* g1f_3 = xor(g1f_acc_3, g1r18_3) */
+	movdqa %xmm6, %xmm4 /* g1s_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm4 /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	pxor %xmm6, %xmm1 /* g1n_acc_3 = xor(g1x3, g1s_3) */
+	pxor %xmm4, %xmm1 /* g1n_3 = xor(g1n_acc_3, g1r24_3) */
+	pxor %xmm2, %xmm1 /* g1x_3 = xor(g1n_3, g1f_3) */
+	movdqu 224(%rdi,%r8), %xmm2 /* rkv_14 = load() */
+	movdqa 0(%rsp), %xmm4 /* reload g2x0.3 */
+	movdqa %xmm4, %xmm6 /* g2x0.3 */
+	pxor 176(%rsp), %xmm6 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm2, %xmm6 /* g2k_3 = xor(g2k_acc_3, rkv_14) */
+	pxor %xmm13, %xmm6 /* g2t_acc_2 = xor(g2k_3, g2n_2) */
+	pxor %xmm12, %xmm6 /* g2t_3 = xor(g2t_acc_2, g2f_2) */
+	movdqa %xmm6, %xmm2 /* g2t_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm6 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm6 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm2, %xmm12 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm6, %xmm2 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm2, %xmm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm2 /* g2s_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm6 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm2 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm2, %xmm6 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm6, %xmm2 /* g2s_3 */
+	pslld $2, %xmm2 /* g2r2_3_l = shl(g2s_3) */
+	movdqa %xmm6, %xmm12 /* g2s_3 */
+	psrld $30, %xmm12 /* g2r2_3_r = shr(g2s_3) */
+	por %xmm12, %xmm2 /* g2r2_3 = or(g2r2_3_l, g2r2_3_r) */
+	movdqa %xmm6, %xmm12 /* g2s_3 */
+	pslld $10, %xmm12 /* g2r10_3_l = shl(g2s_3) */
+	movdqa %xmm6, %xmm13 /* g2s_3 */
+	psrld $22, %xmm13 /* g2r10_3_r = shr(g2s_3) */
+	por %xmm13, %xmm12 /* g2r10_3 = or(g2r10_3_l, g2r10_3_r) */
+	pxor %xmm12, %xmm2 /* g2f_acc_3 = xor(g2r2_3, g2r10_3) */
+	movdqa %xmm6, %xmm12 /* g2s_3 */
+	pslld $18, %xmm12 /* g2r18_3_l = shl(g2s_3) */
+	movdqa %xmm6, %xmm13 /* g2s_3 */
+	psrld $14, %xmm13 /* g2r18_3_r = shr(g2s_3) */
+	por %xmm13, %xmm12 /* g2r18_3 = or(g2r18_3_l, g2r18_3_r) */
+	pxor %xmm12, %xmm2 /* g2f_3 = xor(g2f_acc_3, g2r18_3) */
+	movdqa %xmm6, %xmm12 /* g2s_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm12 /* g2r24_3 = lookup16(g2s_3, rotl24) */
+	pxor %xmm6, %xmm5 /* g2n_acc_3 = xor(g2x3, g2s_3) */
+	pxor %xmm12, %xmm5 /* g2n_3 = xor(g2n_acc_3, g2r24_3) */
+	pxor %xmm2, %xmm5 /* g2x_3 = xor(g2n_3, g2f_3) */
+	movdqu 240(%rdi,%r8), %xmm2 /* rkv_15 = load() */
+	movdqa 16(%rsp), %xmm6 /* reload g3x0.3 */
+	movdqa %xmm6, %xmm12 /* g3x0.3 */
+	pxor 32(%rsp), %xmm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm2, %xmm12 /* g3k_3 = xor(g3k_acc_3, rkv_15) */
+	pxor %xmm10, %xmm12 /* g3t_acc_2 = xor(g3k_3, g3n_2) */
+	pxor 224(%rsp), %xmm12 /* g3t_3 = xor(g3t_acc_2, g3f_2) */
+	movdqa %xmm12, %xmm2 /* g3t_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	movdqa %xmm11, %xmm10 /* tbl_lo */
+	pshufb %xmm2, %xmm10 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	psrlw $4, %xmm12 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm12, %xmm2 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm2, %xmm10 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows(%rip), %xmm10 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key(%rip), %xmm10 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm2 /* g3s_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm2 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm12 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	psrlw $4, %xmm10 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask(%rip), %xmm10 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm2 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm2, %xmm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm12, %xmm2 /* g3s_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_rotl24(%rip), %xmm2 /* g3r24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm12, %xmm10 /* g3s_3 */
+	pslld $2, %xmm10 /* g3r2_3_l = shl(g3s_3) */
+	movdqa %xmm12, %xmm13 /* g3s_3 */
+	psrld $30, %xmm13 /* g3r2_3_r = shr(g3s_3) */
+	por %xmm13, %xmm10 /* g3r2_3 = or(g3r2_3_l, g3r2_3_r) */
+	movdqa %xmm12, %xmm13 /* g3s_3 */
+	pslld $10, %xmm13 /* g3r10_3_l = shl(g3s_3) */
+	movdqa %xmm12, %xmm14 /* g3s_3 */
+	psrld $22, %xmm14 /* g3r10_3_r = shr(g3s_3) */
+	por %xmm14, %xmm13 /* g3r10_3 = or(g3r10_3_l, g3r10_3_r) */
+	pxor %xmm13, %xmm10 /* g3f_acc_3 = xor(g3r2_3, g3r10_3) */
+	movdqa %xmm12, %xmm13 /* g3s_3 */
+	pslld $18, %xmm13 /* g3r18_3_l = shl(g3s_3) */
+	movdqa %xmm12, %xmm14 /* g3s_3 */
+	psrld $14, %xmm14 /* g3r18_3_r = shr(g3s_3) */
+	por %xmm14, %xmm13 /* g3r18_3 = or(g3r18_3_l, g3r18_3_r) */
+	pxor %xmm13, %xmm10 /* g3f_3 = xor(g3f_acc_3, g3r18_3) */
+	pxor 64(%rsp), %xmm12 /* g3n_acc_3 = xor(g3s_3, g3x3.2) */
+	pxor %xmm2, %xmm12 /* g3n_3 = xor(g3n_acc_3, g3r24_3) */
+	pxor %xmm10, %xmm12 /* g3x_3 = xor(g3n_3, g3f_3) */
+	movdqa %xmm12, 64(%rsp) /* spill g3x3.2 */
+	movdqa 96(%rsp), %xmm2 /* reload g0x2.3 */
+	movdqa 192(%rsp), %xmm4 /* reload g0x1.3 */
+	movdqa 80(%rsp), %xmm6 /* reload g1x2.3 */
+	movdqa 208(%rsp), %xmm10 /* reload g2x2.3 */
+	movdqa 176(%rsp), %xmm12 /* reload g2x1.3 */
+	movdqa %xmm8, %xmm13 /* g0x3.3 */
+	movdqa 144(%rsp), %xmm8 /* reload g1x1.3 */
+	movdqa %xmm3, %xmm0 /* g1x0.3 */
+	movdqa %xmm7, %xmm3 /* g0x0.3 */
+	movdqa %xmm0, %xmm7 /* g1x0.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_byteslice_ssse3_aesni_asm_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	movdqa %xmm13, %xmm0 /* g0x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm13 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm2, %xmm4 /* g0x2.2 */
+	punpckldq %xmm3, %xmm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	punpckhdq %xmm3, %xmm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	movdqa %xmm0, %xmm3 /* tro0 */
+	punpckldq %xmm4, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	punpckhdq %xmm4, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
+	movdqu %xmm3, (%rdx) /* store outbe */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu %xmm0, 16(%rdx) /* store outbe_1 */
+	movdqa %xmm13, %xmm0 /* tro0_1 */
+	punpckldq %xmm2, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm2, %xmm13 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	movdqu %xmm0, 32(%rdx) /* store outbe_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm13 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu %xmm13, 48(%rdx) /* store outbe_3 */
+	movdqa %xmm1, %xmm0 /* g1x3.2 */
+	punpckldq %xmm8, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm8, %xmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm6, %xmm2 /* g1x2.2 */
+	punpckldq %xmm7, %xmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm7, %xmm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm3 /* tro0_4 */
+	punpckldq %xmm2, %xmm3 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm2, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu %xmm3, 64(%rdx) /* store outbe_4 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu %xmm0, 80(%rdx) /* store outbe_5 */
+	movdqa %xmm1, %xmm0 /* tro0_5 */
+	punpckldq %xmm6, %xmm0 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm6, %xmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu %xmm0, 96(%rdx) /* store outbe_6 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu %xmm1, 112(%rdx) /* store outbe_7 */
+	movdqa %xmm5, %xmm0 /* g2x3.2 */
+	punpckldq %xmm12, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm12, %xmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm10, %xmm1 /* g2x2.2 */
+	punpckldq 0(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 0(%rsp), %xmm10 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu %xmm2, 128(%rdx) /* store outbe_8 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu %xmm0, 144(%rdx) /* store outbe_9 */
+	movdqa %xmm5, %xmm0 /* tro0_9 */
+	punpckldq %xmm10, %xmm0 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm10, %xmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu %xmm0, 160(%rdx) /* store outbe_10 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu %xmm5, 176(%rdx) /* store outbe_11 */
+	movdqa 64(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 32(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 32(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 48(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 16(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 16(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu %xmm4, 192(%rdx) /* store outbe_12 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu %xmm1, 208(%rdx) /* store outbe_13 */
+	movdqa %xmm0, %xmm1 /* tro0_13 */
+	punpckldq %xmm2, %xmm1 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu %xmm1, 224(%rdx) /* store outbe_14 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_11_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu %xmm0, 240(%rdx) /* store outbe_15 */
+	mov %rbp, %rsp
+	pop %rbp
+	ret
+	.size sm4_byteslice_ssse3_aesni_batch_multi_asm, .-sm4_byteslice_ssse3_aesni_batch_multi_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 16
@@ -20553,5 +21619,59 @@ sm4_byteslice_ssse3_aesni_one_block_asm:
 	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_10_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lsm4_byteslice_ssse3_aesni_asm_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 	.section .note.GNU-stack,"",@progbits

@@ -351,6 +351,74 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
     return SM4_OK;
 }
 
+/* The kernel CBC encryption of many streams runs on: impl itself if it has
+ * the multi-key form, or for NULL the bulk default with it, else the first
+ * native kernel with it; NULL when none. */
+static const sm4_impl *sm4_resolve_multi(const sm4_impl *impl)
+{
+    if (impl == NULL) {
+        impl = sm4_impl_best();
+        for (size_t i = 0; (impl == NULL || impl->cbc_encrypt_multi == NULL) && i < sm4_registry_count; i++)
+            if (!sm4_registry[i]->emulated && sm4_registry[i]->cpu_supported())
+                impl = sm4_registry[i];
+    }
+    return impl != NULL && impl->cbc_encrypt_multi != NULL && impl->cpu_supported() ? impl : NULL;
+}
+
+int sm4_crypt_multi(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, size_t n, const sm4_key *const keys[],
+                    const uint8_t *const ivs[], const uint8_t *const in[], uint8_t *const out[], size_t len)
+{
+    if ((unsigned)mode > SM4_MODE_CTR || !sm4_direction_valid(dir))
+        return SM4_ERR_ARGUMENT;
+    if (n == 0)
+        return SM4_OK;
+    if (mode == SM4_MODE_CBC && dir == SM4_ENCRYPT) {
+        impl = sm4_resolve_multi(impl);
+        if (impl == NULL)
+            return SM4_ERR_NO_IMPL;
+        if (!sm4_length_valid(mode, len))
+            return SM4_ERR_LENGTH;
+        impl->cbc_encrypt_multi(keys, n, ivs, in, out, len / SM4_BLOCK_BYTES);
+        return SM4_OK;
+    }
+    if (sm4_resolve(impl, mode, dir) == NULL)
+        return SM4_ERR_NO_IMPL;
+    if (!sm4_length_valid(mode, len))
+        return SM4_ERR_LENGTH;
+    for (size_t j = 0; j < n; j++)
+        sm4_crypt(impl, mode, dir, keys[j], ivs ? ivs[j] : NULL, in[j], out[j], len);
+    return SM4_OK;
+}
+
+void sm4_run_cbc_multi(sm4_xor_batch_fn step, const unsigned char *key_order, const sm4_key *const keys[],
+                       size_t n, const uint8_t *const ivs[], const uint8_t *const in[], uint8_t *const out[],
+                       size_t nblocks)
+{
+    enum { PER = SM4_MULTI_STREAMS, BB = SM4_BLOCK_BYTES };
+    static _Thread_local uint32_t round_keys[SM4_ROUNDS * PER];
+    uint8_t blocks[PER * BB], chain[PER * BB];
+    for (size_t first = 0; first < n; first += PER) {
+        const size_t streams = n - first < PER ? n - first : PER;
+        for (size_t r = 0; r < SM4_ROUNDS; r++)
+            for (size_t p = 0; p < PER; p++)
+                round_keys[r * PER + p] = key_order[p] < streams ? keys[first + key_order[p]]->rk[SM4_ENCRYPT][r] : 0;
+        memset(blocks, 0, sizeof blocks);
+        memset(chain, 0, sizeof chain);
+        for (size_t s = 0; s < streams; s++)
+            memcpy(chain + s * BB, ivs[first + s], BB);
+        for (size_t i = 0; i < nblocks; i++) {
+            for (size_t s = 0; s < streams; s++)
+                memcpy(blocks + s * BB, in[first + s] + i * BB, BB);
+            step((const uint8_t *)round_keys, blocks, chain, chain);
+            for (size_t s = 0; s < streams; s++)
+                memcpy(out[first + s] + i * BB, chain + s * BB, BB);
+        }
+    }
+    kc_wipe(blocks, sizeof blocks);
+    kc_wipe(chain, sizeof chain);
+    kc_wipe(round_keys, sizeof round_keys);
+}
+
 int sm4_ecb_encrypt(const sm4_key *key, const uint8_t *in, uint8_t *out, size_t len)
 {
     return sm4_crypt(NULL, SM4_MODE_ECB, SM4_ENCRYPT, key, NULL, in, out, len);

@@ -243,8 +243,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
+        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw_1);
         const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -260,8 +261,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw_2);
         const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -277,8 +279,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
+        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw_3);
         const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -294,8 +297,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
+        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw_4);
         const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4a = _mm256_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m256i g4s = _mm256_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -311,8 +315,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
+        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw_5);
         const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5a = _mm256_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m256i g5s = _mm256_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -328,8 +333,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
+        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw_6);
         const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6a = _mm256_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m256i g6s = _mm256_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -345,8 +351,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
+        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw_7);
         const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7a = _mm256_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m256i g7s = _mm256_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -364,9 +371,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x0 = g7x;
 
         /* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
+        const __m256i rkw_8 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_8);
         const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -382,8 +389,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
+        const __m256i rkw_9 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_9);
         const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -399,8 +407,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i rkw_10 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_10);
         const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -416,8 +425,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
+        const __m256i rkw_11 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_11);
         const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -433,8 +443,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
+        const __m256i rkw_12 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_12);
         const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4a_1 = _mm256_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m256i g4s_1 = _mm256_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -450,8 +461,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
+        const __m256i rkw_13 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_13);
         const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5a_1 = _mm256_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m256i g5s_1 = _mm256_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -467,8 +479,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
+        const __m256i rkw_14 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_14);
         const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6a_1 = _mm256_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m256i g6s_1 = _mm256_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -484,8 +497,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
+        const __m256i rkw_15 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_15);
         const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7a_1 = _mm256_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m256i g7s_1 = _mm256_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -503,9 +517,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x1 = g7x_1;
 
         /* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
+        const __m256i rkw_16 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_16);
         const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -521,8 +535,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
+        const __m256i rkw_17 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_17);
         const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -538,8 +553,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i rkw_18 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_18);
         const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -555,8 +571,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
+        const __m256i rkw_19 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_19);
         const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -572,8 +589,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
+        const __m256i rkw_20 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_20);
         const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4a_2 = _mm256_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m256i g4s_2 = _mm256_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -589,8 +607,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
+        const __m256i rkw_21 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_21);
         const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5a_2 = _mm256_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m256i g5s_2 = _mm256_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -606,8 +625,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
+        const __m256i rkw_22 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_22);
         const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6a_2 = _mm256_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m256i g6s_2 = _mm256_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -623,8 +643,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
+        const __m256i rkw_23 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_23);
         const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7a_2 = _mm256_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m256i g7s_2 = _mm256_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -642,9 +663,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x2 = g7x_2;
 
         /* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
+        const __m256i rkw_24 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_24);
         const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -660,8 +681,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
+        const __m256i rkw_25 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_25);
         const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -677,8 +699,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i rkw_26 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_26);
         const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -694,8 +717,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
+        const __m256i rkw_27 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_27);
         const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -711,8 +735,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
+        const __m256i rkw_28 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_28);
         const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4a_3 = _mm256_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m256i g4s_3 = _mm256_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -728,8 +753,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
+        const __m256i rkw_29 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_29);
         const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5a_3 = _mm256_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m256i g5s_3 = _mm256_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -745,8 +771,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
+        const __m256i rkw_30 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_30);
         const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6a_3 = _mm256_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m256i g6s_3 = _mm256_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -762,8 +789,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
+        const __m256i rkw_31 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_31);
         const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7a_3 = _mm256_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m256i g7s_3 = _mm256_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -781,9 +809,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x3 = g7x_3;
 
         /* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
+        const __m256i rkw_32 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g0k_acc_4 = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_4);
+        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_32);
         const __m256i g0t_4 = _mm256_xor_si256(g0k_4, g0x3);
         const __m256i g0a_4 = _mm256_gf2p8affine_epi64_epi8(g0t_4, gfni_mat, 0x1b);
         const __m256i g0s_4 = _mm256_gf2p8affineinv_epi64_epi8(g0a_4, gfni_mat_1, 0xd3);
@@ -799,8 +827,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_4 = _mm256_xor_si256(g0l_acc_4, g0lr2_4);
         const __m256i g0x_4 = _mm256_xor_si256(g0x0, g0l_4);
         g0x0 = g0x_4;
+        const __m256i rkw_33 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g1k_acc_4 = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_4);
+        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_33);
         const __m256i g1t_4 = _mm256_xor_si256(g1k_4, g1x3);
         const __m256i g1a_4 = _mm256_gf2p8affine_epi64_epi8(g1t_4, gfni_mat, 0x1b);
         const __m256i g1s_4 = _mm256_gf2p8affineinv_epi64_epi8(g1a_4, gfni_mat_1, 0xd3);
@@ -816,8 +845,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_4 = _mm256_xor_si256(g1l_acc_4, g1lr2_4);
         const __m256i g1x_4 = _mm256_xor_si256(g1x0, g1l_4);
         g1x0 = g1x_4;
+        const __m256i rkw_34 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g2k_acc_4 = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_4);
+        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_34);
         const __m256i g2t_4 = _mm256_xor_si256(g2k_4, g2x3);
         const __m256i g2a_4 = _mm256_gf2p8affine_epi64_epi8(g2t_4, gfni_mat, 0x1b);
         const __m256i g2s_4 = _mm256_gf2p8affineinv_epi64_epi8(g2a_4, gfni_mat_1, 0xd3);
@@ -833,8 +863,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_4 = _mm256_xor_si256(g2l_acc_4, g2lr2_4);
         const __m256i g2x_4 = _mm256_xor_si256(g2x0, g2l_4);
         g2x0 = g2x_4;
+        const __m256i rkw_35 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g3k_acc_4 = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_4);
+        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_35);
         const __m256i g3t_4 = _mm256_xor_si256(g3k_4, g3x3);
         const __m256i g3a_4 = _mm256_gf2p8affine_epi64_epi8(g3t_4, gfni_mat, 0x1b);
         const __m256i g3s_4 = _mm256_gf2p8affineinv_epi64_epi8(g3a_4, gfni_mat_1, 0xd3);
@@ -850,8 +881,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_4 = _mm256_xor_si256(g3l_acc_4, g3lr2_4);
         const __m256i g3x_4 = _mm256_xor_si256(g3x0, g3l_4);
         g3x0 = g3x_4;
+        const __m256i rkw_36 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g4k_acc_4 = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_4);
+        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_36);
         const __m256i g4t_4 = _mm256_xor_si256(g4k_4, g4x3);
         const __m256i g4a_4 = _mm256_gf2p8affine_epi64_epi8(g4t_4, gfni_mat, 0x1b);
         const __m256i g4s_4 = _mm256_gf2p8affineinv_epi64_epi8(g4a_4, gfni_mat_1, 0xd3);
@@ -867,8 +899,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_4 = _mm256_xor_si256(g4l_acc_4, g4lr2_4);
         const __m256i g4x_4 = _mm256_xor_si256(g4x0, g4l_4);
         g4x0 = g4x_4;
+        const __m256i rkw_37 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g5k_acc_4 = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_4);
+        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_37);
         const __m256i g5t_4 = _mm256_xor_si256(g5k_4, g5x3);
         const __m256i g5a_4 = _mm256_gf2p8affine_epi64_epi8(g5t_4, gfni_mat, 0x1b);
         const __m256i g5s_4 = _mm256_gf2p8affineinv_epi64_epi8(g5a_4, gfni_mat_1, 0xd3);
@@ -884,8 +917,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_4 = _mm256_xor_si256(g5l_acc_4, g5lr2_4);
         const __m256i g5x_4 = _mm256_xor_si256(g5x0, g5l_4);
         g5x0 = g5x_4;
+        const __m256i rkw_38 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g6k_acc_4 = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_4);
+        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_38);
         const __m256i g6t_4 = _mm256_xor_si256(g6k_4, g6x3);
         const __m256i g6a_4 = _mm256_gf2p8affine_epi64_epi8(g6t_4, gfni_mat, 0x1b);
         const __m256i g6s_4 = _mm256_gf2p8affineinv_epi64_epi8(g6a_4, gfni_mat_1, 0xd3);
@@ -901,8 +935,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_4 = _mm256_xor_si256(g6l_acc_4, g6lr2_4);
         const __m256i g6x_4 = _mm256_xor_si256(g6x0, g6l_4);
         g6x0 = g6x_4;
+        const __m256i rkw_39 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g7k_acc_4 = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_4);
+        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_39);
         const __m256i g7t_4 = _mm256_xor_si256(g7k_4, g7x3);
         const __m256i g7a_4 = _mm256_gf2p8affine_epi64_epi8(g7t_4, gfni_mat, 0x1b);
         const __m256i g7s_4 = _mm256_gf2p8affineinv_epi64_epi8(g7a_4, gfni_mat_1, 0xd3);
@@ -920,9 +955,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x0 = g7x_4;
 
         /* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
+        const __m256i rkw_40 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g0k_acc_5 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_5);
+        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_40);
         const __m256i g0t_5 = _mm256_xor_si256(g0k_5, g0x0);
         const __m256i g0a_5 = _mm256_gf2p8affine_epi64_epi8(g0t_5, gfni_mat, 0x1b);
         const __m256i g0s_5 = _mm256_gf2p8affineinv_epi64_epi8(g0a_5, gfni_mat_1, 0xd3);
@@ -938,8 +973,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_5 = _mm256_xor_si256(g0l_acc_5, g0lr2_5);
         const __m256i g0x_5 = _mm256_xor_si256(g0x1, g0l_5);
         g0x1 = g0x_5;
+        const __m256i rkw_41 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g1k_acc_5 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_5);
+        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_41);
         const __m256i g1t_5 = _mm256_xor_si256(g1k_5, g1x0);
         const __m256i g1a_5 = _mm256_gf2p8affine_epi64_epi8(g1t_5, gfni_mat, 0x1b);
         const __m256i g1s_5 = _mm256_gf2p8affineinv_epi64_epi8(g1a_5, gfni_mat_1, 0xd3);
@@ -955,8 +991,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_5 = _mm256_xor_si256(g1l_acc_5, g1lr2_5);
         const __m256i g1x_5 = _mm256_xor_si256(g1x1, g1l_5);
         g1x1 = g1x_5;
+        const __m256i rkw_42 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g2k_acc_5 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_5);
+        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_42);
         const __m256i g2t_5 = _mm256_xor_si256(g2k_5, g2x0);
         const __m256i g2a_5 = _mm256_gf2p8affine_epi64_epi8(g2t_5, gfni_mat, 0x1b);
         const __m256i g2s_5 = _mm256_gf2p8affineinv_epi64_epi8(g2a_5, gfni_mat_1, 0xd3);
@@ -972,8 +1009,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_5 = _mm256_xor_si256(g2l_acc_5, g2lr2_5);
         const __m256i g2x_5 = _mm256_xor_si256(g2x1, g2l_5);
         g2x1 = g2x_5;
+        const __m256i rkw_43 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g3k_acc_5 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_5);
+        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_43);
         const __m256i g3t_5 = _mm256_xor_si256(g3k_5, g3x0);
         const __m256i g3a_5 = _mm256_gf2p8affine_epi64_epi8(g3t_5, gfni_mat, 0x1b);
         const __m256i g3s_5 = _mm256_gf2p8affineinv_epi64_epi8(g3a_5, gfni_mat_1, 0xd3);
@@ -989,8 +1027,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_5 = _mm256_xor_si256(g3l_acc_5, g3lr2_5);
         const __m256i g3x_5 = _mm256_xor_si256(g3x1, g3l_5);
         g3x1 = g3x_5;
+        const __m256i rkw_44 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g4k_acc_5 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_5);
+        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_44);
         const __m256i g4t_5 = _mm256_xor_si256(g4k_5, g4x0);
         const __m256i g4a_5 = _mm256_gf2p8affine_epi64_epi8(g4t_5, gfni_mat, 0x1b);
         const __m256i g4s_5 = _mm256_gf2p8affineinv_epi64_epi8(g4a_5, gfni_mat_1, 0xd3);
@@ -1006,8 +1045,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_5 = _mm256_xor_si256(g4l_acc_5, g4lr2_5);
         const __m256i g4x_5 = _mm256_xor_si256(g4x1, g4l_5);
         g4x1 = g4x_5;
+        const __m256i rkw_45 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g5k_acc_5 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_5);
+        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_45);
         const __m256i g5t_5 = _mm256_xor_si256(g5k_5, g5x0);
         const __m256i g5a_5 = _mm256_gf2p8affine_epi64_epi8(g5t_5, gfni_mat, 0x1b);
         const __m256i g5s_5 = _mm256_gf2p8affineinv_epi64_epi8(g5a_5, gfni_mat_1, 0xd3);
@@ -1023,8 +1063,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_5 = _mm256_xor_si256(g5l_acc_5, g5lr2_5);
         const __m256i g5x_5 = _mm256_xor_si256(g5x1, g5l_5);
         g5x1 = g5x_5;
+        const __m256i rkw_46 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g6k_acc_5 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_5);
+        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_46);
         const __m256i g6t_5 = _mm256_xor_si256(g6k_5, g6x0);
         const __m256i g6a_5 = _mm256_gf2p8affine_epi64_epi8(g6t_5, gfni_mat, 0x1b);
         const __m256i g6s_5 = _mm256_gf2p8affineinv_epi64_epi8(g6a_5, gfni_mat_1, 0xd3);
@@ -1040,8 +1081,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_5 = _mm256_xor_si256(g6l_acc_5, g6lr2_5);
         const __m256i g6x_5 = _mm256_xor_si256(g6x1, g6l_5);
         g6x1 = g6x_5;
+        const __m256i rkw_47 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g7k_acc_5 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_5);
+        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_47);
         const __m256i g7t_5 = _mm256_xor_si256(g7k_5, g7x0);
         const __m256i g7a_5 = _mm256_gf2p8affine_epi64_epi8(g7t_5, gfni_mat, 0x1b);
         const __m256i g7s_5 = _mm256_gf2p8affineinv_epi64_epi8(g7a_5, gfni_mat_1, 0xd3);
@@ -1059,9 +1101,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x1 = g7x_5;
 
         /* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
+        const __m256i rkw_48 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g0k_acc_6 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_6);
+        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_48);
         const __m256i g0t_6 = _mm256_xor_si256(g0k_6, g0x1);
         const __m256i g0a_6 = _mm256_gf2p8affine_epi64_epi8(g0t_6, gfni_mat, 0x1b);
         const __m256i g0s_6 = _mm256_gf2p8affineinv_epi64_epi8(g0a_6, gfni_mat_1, 0xd3);
@@ -1077,8 +1119,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_6 = _mm256_xor_si256(g0l_acc_6, g0lr2_6);
         const __m256i g0x_6 = _mm256_xor_si256(g0x2, g0l_6);
         g0x2 = g0x_6;
+        const __m256i rkw_49 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g1k_acc_6 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_6);
+        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_49);
         const __m256i g1t_6 = _mm256_xor_si256(g1k_6, g1x1);
         const __m256i g1a_6 = _mm256_gf2p8affine_epi64_epi8(g1t_6, gfni_mat, 0x1b);
         const __m256i g1s_6 = _mm256_gf2p8affineinv_epi64_epi8(g1a_6, gfni_mat_1, 0xd3);
@@ -1094,8 +1137,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_6 = _mm256_xor_si256(g1l_acc_6, g1lr2_6);
         const __m256i g1x_6 = _mm256_xor_si256(g1x2, g1l_6);
         g1x2 = g1x_6;
+        const __m256i rkw_50 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g2k_acc_6 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_6);
+        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_50);
         const __m256i g2t_6 = _mm256_xor_si256(g2k_6, g2x1);
         const __m256i g2a_6 = _mm256_gf2p8affine_epi64_epi8(g2t_6, gfni_mat, 0x1b);
         const __m256i g2s_6 = _mm256_gf2p8affineinv_epi64_epi8(g2a_6, gfni_mat_1, 0xd3);
@@ -1111,8 +1155,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_6 = _mm256_xor_si256(g2l_acc_6, g2lr2_6);
         const __m256i g2x_6 = _mm256_xor_si256(g2x2, g2l_6);
         g2x2 = g2x_6;
+        const __m256i rkw_51 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g3k_acc_6 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_6);
+        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_51);
         const __m256i g3t_6 = _mm256_xor_si256(g3k_6, g3x1);
         const __m256i g3a_6 = _mm256_gf2p8affine_epi64_epi8(g3t_6, gfni_mat, 0x1b);
         const __m256i g3s_6 = _mm256_gf2p8affineinv_epi64_epi8(g3a_6, gfni_mat_1, 0xd3);
@@ -1128,8 +1173,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_6 = _mm256_xor_si256(g3l_acc_6, g3lr2_6);
         const __m256i g3x_6 = _mm256_xor_si256(g3x2, g3l_6);
         g3x2 = g3x_6;
+        const __m256i rkw_52 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g4k_acc_6 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_6);
+        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_52);
         const __m256i g4t_6 = _mm256_xor_si256(g4k_6, g4x1);
         const __m256i g4a_6 = _mm256_gf2p8affine_epi64_epi8(g4t_6, gfni_mat, 0x1b);
         const __m256i g4s_6 = _mm256_gf2p8affineinv_epi64_epi8(g4a_6, gfni_mat_1, 0xd3);
@@ -1145,8 +1191,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_6 = _mm256_xor_si256(g4l_acc_6, g4lr2_6);
         const __m256i g4x_6 = _mm256_xor_si256(g4x2, g4l_6);
         g4x2 = g4x_6;
+        const __m256i rkw_53 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g5k_acc_6 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_6);
+        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_53);
         const __m256i g5t_6 = _mm256_xor_si256(g5k_6, g5x1);
         const __m256i g5a_6 = _mm256_gf2p8affine_epi64_epi8(g5t_6, gfni_mat, 0x1b);
         const __m256i g5s_6 = _mm256_gf2p8affineinv_epi64_epi8(g5a_6, gfni_mat_1, 0xd3);
@@ -1162,8 +1209,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_6 = _mm256_xor_si256(g5l_acc_6, g5lr2_6);
         const __m256i g5x_6 = _mm256_xor_si256(g5x2, g5l_6);
         g5x2 = g5x_6;
+        const __m256i rkw_54 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g6k_acc_6 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_6);
+        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_54);
         const __m256i g6t_6 = _mm256_xor_si256(g6k_6, g6x1);
         const __m256i g6a_6 = _mm256_gf2p8affine_epi64_epi8(g6t_6, gfni_mat, 0x1b);
         const __m256i g6s_6 = _mm256_gf2p8affineinv_epi64_epi8(g6a_6, gfni_mat_1, 0xd3);
@@ -1179,8 +1227,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_6 = _mm256_xor_si256(g6l_acc_6, g6lr2_6);
         const __m256i g6x_6 = _mm256_xor_si256(g6x2, g6l_6);
         g6x2 = g6x_6;
+        const __m256i rkw_55 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g7k_acc_6 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_6);
+        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_55);
         const __m256i g7t_6 = _mm256_xor_si256(g7k_6, g7x1);
         const __m256i g7a_6 = _mm256_gf2p8affine_epi64_epi8(g7t_6, gfni_mat, 0x1b);
         const __m256i g7s_6 = _mm256_gf2p8affineinv_epi64_epi8(g7a_6, gfni_mat_1, 0xd3);
@@ -1198,9 +1247,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         g7x2 = g7x_6;
 
         /* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
+        const __m256i rkw_56 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g0k_acc_7 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_7);
+        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_56);
         const __m256i g0t_7 = _mm256_xor_si256(g0k_7, g0x2);
         const __m256i g0a_7 = _mm256_gf2p8affine_epi64_epi8(g0t_7, gfni_mat, 0x1b);
         const __m256i g0s_7 = _mm256_gf2p8affineinv_epi64_epi8(g0a_7, gfni_mat_1, 0xd3);
@@ -1216,8 +1265,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0l_7 = _mm256_xor_si256(g0l_acc_7, g0lr2_7);
         const __m256i g0x_7 = _mm256_xor_si256(g0x3, g0l_7);
         g0x3 = g0x_7;
+        const __m256i rkw_57 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g1k_acc_7 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_7);
+        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_57);
         const __m256i g1t_7 = _mm256_xor_si256(g1k_7, g1x2);
         const __m256i g1a_7 = _mm256_gf2p8affine_epi64_epi8(g1t_7, gfni_mat, 0x1b);
         const __m256i g1s_7 = _mm256_gf2p8affineinv_epi64_epi8(g1a_7, gfni_mat_1, 0xd3);
@@ -1233,8 +1283,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_7 = _mm256_xor_si256(g1l_acc_7, g1lr2_7);
         const __m256i g1x_7 = _mm256_xor_si256(g1x3, g1l_7);
         g1x3 = g1x_7;
+        const __m256i rkw_58 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g2k_acc_7 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_7);
+        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_58);
         const __m256i g2t_7 = _mm256_xor_si256(g2k_7, g2x2);
         const __m256i g2a_7 = _mm256_gf2p8affine_epi64_epi8(g2t_7, gfni_mat, 0x1b);
         const __m256i g2s_7 = _mm256_gf2p8affineinv_epi64_epi8(g2a_7, gfni_mat_1, 0xd3);
@@ -1250,8 +1301,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g2l_7 = _mm256_xor_si256(g2l_acc_7, g2lr2_7);
         const __m256i g2x_7 = _mm256_xor_si256(g2x3, g2l_7);
         g2x3 = g2x_7;
+        const __m256i rkw_59 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g3k_acc_7 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_7);
+        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_59);
         const __m256i g3t_7 = _mm256_xor_si256(g3k_7, g3x2);
         const __m256i g3a_7 = _mm256_gf2p8affine_epi64_epi8(g3t_7, gfni_mat, 0x1b);
         const __m256i g3s_7 = _mm256_gf2p8affineinv_epi64_epi8(g3a_7, gfni_mat_1, 0xd3);
@@ -1267,8 +1319,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g3l_7 = _mm256_xor_si256(g3l_acc_7, g3lr2_7);
         const __m256i g3x_7 = _mm256_xor_si256(g3x3, g3l_7);
         g3x3 = g3x_7;
+        const __m256i rkw_60 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g4k_acc_7 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_7);
+        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_60);
         const __m256i g4t_7 = _mm256_xor_si256(g4k_7, g4x2);
         const __m256i g4a_7 = _mm256_gf2p8affine_epi64_epi8(g4t_7, gfni_mat, 0x1b);
         const __m256i g4s_7 = _mm256_gf2p8affineinv_epi64_epi8(g4a_7, gfni_mat_1, 0xd3);
@@ -1284,8 +1337,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g4l_7 = _mm256_xor_si256(g4l_acc_7, g4lr2_7);
         const __m256i g4x_7 = _mm256_xor_si256(g4x3, g4l_7);
         g4x3 = g4x_7;
+        const __m256i rkw_61 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g5k_acc_7 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_7);
+        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_61);
         const __m256i g5t_7 = _mm256_xor_si256(g5k_7, g5x2);
         const __m256i g5a_7 = _mm256_gf2p8affine_epi64_epi8(g5t_7, gfni_mat, 0x1b);
         const __m256i g5s_7 = _mm256_gf2p8affineinv_epi64_epi8(g5a_7, gfni_mat_1, 0xd3);
@@ -1301,8 +1355,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g5l_7 = _mm256_xor_si256(g5l_acc_7, g5lr2_7);
         const __m256i g5x_7 = _mm256_xor_si256(g5x3, g5l_7);
         g5x3 = g5x_7;
+        const __m256i rkw_62 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g6k_acc_7 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_7);
+        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_62);
         const __m256i g6t_7 = _mm256_xor_si256(g6k_7, g6x2);
         const __m256i g6a_7 = _mm256_gf2p8affine_epi64_epi8(g6t_7, gfni_mat, 0x1b);
         const __m256i g6s_7 = _mm256_gf2p8affineinv_epi64_epi8(g6a_7, gfni_mat_1, 0xd3);
@@ -1318,8 +1373,9 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g6l_7 = _mm256_xor_si256(g6l_acc_7, g6lr2_7);
         const __m256i g6x_7 = _mm256_xor_si256(g6x3, g6l_7);
         g6x3 = g6x_7;
+        const __m256i rkw_63 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g7k_acc_7 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_7);
+        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_63);
         const __m256i g7t_7 = _mm256_xor_si256(g7k_7, g7x2);
         const __m256i g7a_7 = _mm256_gf2p8affine_epi64_epi8(g7t_7, gfni_mat, 0x1b);
         const __m256i g7s_7 = _mm256_gf2p8affineinv_epi64_epi8(g7a_7, gfni_mat_1, 0xd3);
@@ -1676,8 +1732,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
+        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw_1);
         const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -1693,8 +1750,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw_2);
         const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -1710,8 +1768,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
+        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw_3);
         const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -1727,8 +1786,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
+        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw_4);
         const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4a = _mm256_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m256i g4s = _mm256_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -1744,8 +1804,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
+        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw_5);
         const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5a = _mm256_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m256i g5s = _mm256_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -1761,8 +1822,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
+        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw_6);
         const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6a = _mm256_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m256i g6s = _mm256_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -1778,8 +1840,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
+        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw_7);
         const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7a = _mm256_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m256i g7s = _mm256_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -1797,9 +1860,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x0 = g7x;
 
         /* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
+        const __m256i rkw_8 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_8);
         const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -1815,8 +1878,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
+        const __m256i rkw_9 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_9);
         const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -1832,8 +1896,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i rkw_10 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_10);
         const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -1849,8 +1914,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
+        const __m256i rkw_11 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_11);
         const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -1866,8 +1932,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
+        const __m256i rkw_12 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_12);
         const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4a_1 = _mm256_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m256i g4s_1 = _mm256_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -1883,8 +1950,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
+        const __m256i rkw_13 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_13);
         const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5a_1 = _mm256_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m256i g5s_1 = _mm256_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -1900,8 +1968,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
+        const __m256i rkw_14 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_14);
         const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6a_1 = _mm256_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m256i g6s_1 = _mm256_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -1917,8 +1986,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
+        const __m256i rkw_15 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_15);
         const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7a_1 = _mm256_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m256i g7s_1 = _mm256_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -1936,9 +2006,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_1;
 
         /* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
+        const __m256i rkw_16 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_16);
         const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -1954,8 +2024,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
+        const __m256i rkw_17 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_17);
         const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -1971,8 +2042,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i rkw_18 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_18);
         const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -1988,8 +2060,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
+        const __m256i rkw_19 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_19);
         const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -2005,8 +2078,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
+        const __m256i rkw_20 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_20);
         const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4a_2 = _mm256_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m256i g4s_2 = _mm256_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -2022,8 +2096,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
+        const __m256i rkw_21 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_21);
         const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5a_2 = _mm256_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m256i g5s_2 = _mm256_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -2039,8 +2114,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
+        const __m256i rkw_22 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_22);
         const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6a_2 = _mm256_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m256i g6s_2 = _mm256_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -2056,8 +2132,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
+        const __m256i rkw_23 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_23);
         const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7a_2 = _mm256_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m256i g7s_2 = _mm256_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -2075,9 +2152,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_2;
 
         /* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
+        const __m256i rkw_24 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_24);
         const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -2093,8 +2170,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
+        const __m256i rkw_25 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_25);
         const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -2110,8 +2188,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i rkw_26 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_26);
         const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -2127,8 +2206,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
+        const __m256i rkw_27 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_27);
         const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -2144,8 +2224,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
+        const __m256i rkw_28 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_28);
         const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4a_3 = _mm256_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m256i g4s_3 = _mm256_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -2161,8 +2242,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
+        const __m256i rkw_29 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_29);
         const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5a_3 = _mm256_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m256i g5s_3 = _mm256_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -2178,8 +2260,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
+        const __m256i rkw_30 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_30);
         const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6a_3 = _mm256_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m256i g6s_3 = _mm256_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -2195,8 +2278,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
+        const __m256i rkw_31 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_31);
         const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7a_3 = _mm256_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m256i g7s_3 = _mm256_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -2214,9 +2298,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x3 = g7x_3;
 
         /* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
+        const __m256i rkw_32 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g0k_acc_4 = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_4);
+        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_32);
         const __m256i g0t_4 = _mm256_xor_si256(g0k_4, g0x3);
         const __m256i g0a_4 = _mm256_gf2p8affine_epi64_epi8(g0t_4, gfni_mat, 0x1b);
         const __m256i g0s_4 = _mm256_gf2p8affineinv_epi64_epi8(g0a_4, gfni_mat_1, 0xd3);
@@ -2232,8 +2316,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_4 = _mm256_xor_si256(g0l_acc_4, g0lr2_4);
         const __m256i g0x_4 = _mm256_xor_si256(g0x0, g0l_4);
         g0x0 = g0x_4;
+        const __m256i rkw_33 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g1k_acc_4 = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_4);
+        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_33);
         const __m256i g1t_4 = _mm256_xor_si256(g1k_4, g1x3);
         const __m256i g1a_4 = _mm256_gf2p8affine_epi64_epi8(g1t_4, gfni_mat, 0x1b);
         const __m256i g1s_4 = _mm256_gf2p8affineinv_epi64_epi8(g1a_4, gfni_mat_1, 0xd3);
@@ -2249,8 +2334,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_4 = _mm256_xor_si256(g1l_acc_4, g1lr2_4);
         const __m256i g1x_4 = _mm256_xor_si256(g1x0, g1l_4);
         g1x0 = g1x_4;
+        const __m256i rkw_34 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g2k_acc_4 = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_4);
+        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_34);
         const __m256i g2t_4 = _mm256_xor_si256(g2k_4, g2x3);
         const __m256i g2a_4 = _mm256_gf2p8affine_epi64_epi8(g2t_4, gfni_mat, 0x1b);
         const __m256i g2s_4 = _mm256_gf2p8affineinv_epi64_epi8(g2a_4, gfni_mat_1, 0xd3);
@@ -2266,8 +2352,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_4 = _mm256_xor_si256(g2l_acc_4, g2lr2_4);
         const __m256i g2x_4 = _mm256_xor_si256(g2x0, g2l_4);
         g2x0 = g2x_4;
+        const __m256i rkw_35 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g3k_acc_4 = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_4);
+        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_35);
         const __m256i g3t_4 = _mm256_xor_si256(g3k_4, g3x3);
         const __m256i g3a_4 = _mm256_gf2p8affine_epi64_epi8(g3t_4, gfni_mat, 0x1b);
         const __m256i g3s_4 = _mm256_gf2p8affineinv_epi64_epi8(g3a_4, gfni_mat_1, 0xd3);
@@ -2283,8 +2370,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_4 = _mm256_xor_si256(g3l_acc_4, g3lr2_4);
         const __m256i g3x_4 = _mm256_xor_si256(g3x0, g3l_4);
         g3x0 = g3x_4;
+        const __m256i rkw_36 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g4k_acc_4 = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_4);
+        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_36);
         const __m256i g4t_4 = _mm256_xor_si256(g4k_4, g4x3);
         const __m256i g4a_4 = _mm256_gf2p8affine_epi64_epi8(g4t_4, gfni_mat, 0x1b);
         const __m256i g4s_4 = _mm256_gf2p8affineinv_epi64_epi8(g4a_4, gfni_mat_1, 0xd3);
@@ -2300,8 +2388,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_4 = _mm256_xor_si256(g4l_acc_4, g4lr2_4);
         const __m256i g4x_4 = _mm256_xor_si256(g4x0, g4l_4);
         g4x0 = g4x_4;
+        const __m256i rkw_37 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g5k_acc_4 = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_4);
+        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_37);
         const __m256i g5t_4 = _mm256_xor_si256(g5k_4, g5x3);
         const __m256i g5a_4 = _mm256_gf2p8affine_epi64_epi8(g5t_4, gfni_mat, 0x1b);
         const __m256i g5s_4 = _mm256_gf2p8affineinv_epi64_epi8(g5a_4, gfni_mat_1, 0xd3);
@@ -2317,8 +2406,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_4 = _mm256_xor_si256(g5l_acc_4, g5lr2_4);
         const __m256i g5x_4 = _mm256_xor_si256(g5x0, g5l_4);
         g5x0 = g5x_4;
+        const __m256i rkw_38 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g6k_acc_4 = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_4);
+        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_38);
         const __m256i g6t_4 = _mm256_xor_si256(g6k_4, g6x3);
         const __m256i g6a_4 = _mm256_gf2p8affine_epi64_epi8(g6t_4, gfni_mat, 0x1b);
         const __m256i g6s_4 = _mm256_gf2p8affineinv_epi64_epi8(g6a_4, gfni_mat_1, 0xd3);
@@ -2334,8 +2424,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_4 = _mm256_xor_si256(g6l_acc_4, g6lr2_4);
         const __m256i g6x_4 = _mm256_xor_si256(g6x0, g6l_4);
         g6x0 = g6x_4;
+        const __m256i rkw_39 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g7k_acc_4 = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_4);
+        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_39);
         const __m256i g7t_4 = _mm256_xor_si256(g7k_4, g7x3);
         const __m256i g7a_4 = _mm256_gf2p8affine_epi64_epi8(g7t_4, gfni_mat, 0x1b);
         const __m256i g7s_4 = _mm256_gf2p8affineinv_epi64_epi8(g7a_4, gfni_mat_1, 0xd3);
@@ -2353,9 +2444,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x0 = g7x_4;
 
         /* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
+        const __m256i rkw_40 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g0k_acc_5 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_5);
+        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_40);
         const __m256i g0t_5 = _mm256_xor_si256(g0k_5, g0x0);
         const __m256i g0a_5 = _mm256_gf2p8affine_epi64_epi8(g0t_5, gfni_mat, 0x1b);
         const __m256i g0s_5 = _mm256_gf2p8affineinv_epi64_epi8(g0a_5, gfni_mat_1, 0xd3);
@@ -2371,8 +2462,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_5 = _mm256_xor_si256(g0l_acc_5, g0lr2_5);
         const __m256i g0x_5 = _mm256_xor_si256(g0x1, g0l_5);
         g0x1 = g0x_5;
+        const __m256i rkw_41 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g1k_acc_5 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_5);
+        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_41);
         const __m256i g1t_5 = _mm256_xor_si256(g1k_5, g1x0);
         const __m256i g1a_5 = _mm256_gf2p8affine_epi64_epi8(g1t_5, gfni_mat, 0x1b);
         const __m256i g1s_5 = _mm256_gf2p8affineinv_epi64_epi8(g1a_5, gfni_mat_1, 0xd3);
@@ -2388,8 +2480,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_5 = _mm256_xor_si256(g1l_acc_5, g1lr2_5);
         const __m256i g1x_5 = _mm256_xor_si256(g1x1, g1l_5);
         g1x1 = g1x_5;
+        const __m256i rkw_42 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g2k_acc_5 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_5);
+        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_42);
         const __m256i g2t_5 = _mm256_xor_si256(g2k_5, g2x0);
         const __m256i g2a_5 = _mm256_gf2p8affine_epi64_epi8(g2t_5, gfni_mat, 0x1b);
         const __m256i g2s_5 = _mm256_gf2p8affineinv_epi64_epi8(g2a_5, gfni_mat_1, 0xd3);
@@ -2405,8 +2498,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_5 = _mm256_xor_si256(g2l_acc_5, g2lr2_5);
         const __m256i g2x_5 = _mm256_xor_si256(g2x1, g2l_5);
         g2x1 = g2x_5;
+        const __m256i rkw_43 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g3k_acc_5 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_5);
+        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_43);
         const __m256i g3t_5 = _mm256_xor_si256(g3k_5, g3x0);
         const __m256i g3a_5 = _mm256_gf2p8affine_epi64_epi8(g3t_5, gfni_mat, 0x1b);
         const __m256i g3s_5 = _mm256_gf2p8affineinv_epi64_epi8(g3a_5, gfni_mat_1, 0xd3);
@@ -2422,8 +2516,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_5 = _mm256_xor_si256(g3l_acc_5, g3lr2_5);
         const __m256i g3x_5 = _mm256_xor_si256(g3x1, g3l_5);
         g3x1 = g3x_5;
+        const __m256i rkw_44 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g4k_acc_5 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_5);
+        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_44);
         const __m256i g4t_5 = _mm256_xor_si256(g4k_5, g4x0);
         const __m256i g4a_5 = _mm256_gf2p8affine_epi64_epi8(g4t_5, gfni_mat, 0x1b);
         const __m256i g4s_5 = _mm256_gf2p8affineinv_epi64_epi8(g4a_5, gfni_mat_1, 0xd3);
@@ -2439,8 +2534,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_5 = _mm256_xor_si256(g4l_acc_5, g4lr2_5);
         const __m256i g4x_5 = _mm256_xor_si256(g4x1, g4l_5);
         g4x1 = g4x_5;
+        const __m256i rkw_45 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g5k_acc_5 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_5);
+        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_45);
         const __m256i g5t_5 = _mm256_xor_si256(g5k_5, g5x0);
         const __m256i g5a_5 = _mm256_gf2p8affine_epi64_epi8(g5t_5, gfni_mat, 0x1b);
         const __m256i g5s_5 = _mm256_gf2p8affineinv_epi64_epi8(g5a_5, gfni_mat_1, 0xd3);
@@ -2456,8 +2552,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_5 = _mm256_xor_si256(g5l_acc_5, g5lr2_5);
         const __m256i g5x_5 = _mm256_xor_si256(g5x1, g5l_5);
         g5x1 = g5x_5;
+        const __m256i rkw_46 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g6k_acc_5 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_5);
+        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_46);
         const __m256i g6t_5 = _mm256_xor_si256(g6k_5, g6x0);
         const __m256i g6a_5 = _mm256_gf2p8affine_epi64_epi8(g6t_5, gfni_mat, 0x1b);
         const __m256i g6s_5 = _mm256_gf2p8affineinv_epi64_epi8(g6a_5, gfni_mat_1, 0xd3);
@@ -2473,8 +2570,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_5 = _mm256_xor_si256(g6l_acc_5, g6lr2_5);
         const __m256i g6x_5 = _mm256_xor_si256(g6x1, g6l_5);
         g6x1 = g6x_5;
+        const __m256i rkw_47 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g7k_acc_5 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_5);
+        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_47);
         const __m256i g7t_5 = _mm256_xor_si256(g7k_5, g7x0);
         const __m256i g7a_5 = _mm256_gf2p8affine_epi64_epi8(g7t_5, gfni_mat, 0x1b);
         const __m256i g7s_5 = _mm256_gf2p8affineinv_epi64_epi8(g7a_5, gfni_mat_1, 0xd3);
@@ -2492,9 +2590,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_5;
 
         /* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
+        const __m256i rkw_48 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g0k_acc_6 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_6);
+        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_48);
         const __m256i g0t_6 = _mm256_xor_si256(g0k_6, g0x1);
         const __m256i g0a_6 = _mm256_gf2p8affine_epi64_epi8(g0t_6, gfni_mat, 0x1b);
         const __m256i g0s_6 = _mm256_gf2p8affineinv_epi64_epi8(g0a_6, gfni_mat_1, 0xd3);
@@ -2510,8 +2608,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_6 = _mm256_xor_si256(g0l_acc_6, g0lr2_6);
         const __m256i g0x_6 = _mm256_xor_si256(g0x2, g0l_6);
         g0x2 = g0x_6;
+        const __m256i rkw_49 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g1k_acc_6 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_6);
+        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_49);
         const __m256i g1t_6 = _mm256_xor_si256(g1k_6, g1x1);
         const __m256i g1a_6 = _mm256_gf2p8affine_epi64_epi8(g1t_6, gfni_mat, 0x1b);
         const __m256i g1s_6 = _mm256_gf2p8affineinv_epi64_epi8(g1a_6, gfni_mat_1, 0xd3);
@@ -2527,8 +2626,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_6 = _mm256_xor_si256(g1l_acc_6, g1lr2_6);
         const __m256i g1x_6 = _mm256_xor_si256(g1x2, g1l_6);
         g1x2 = g1x_6;
+        const __m256i rkw_50 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g2k_acc_6 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_6);
+        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_50);
         const __m256i g2t_6 = _mm256_xor_si256(g2k_6, g2x1);
         const __m256i g2a_6 = _mm256_gf2p8affine_epi64_epi8(g2t_6, gfni_mat, 0x1b);
         const __m256i g2s_6 = _mm256_gf2p8affineinv_epi64_epi8(g2a_6, gfni_mat_1, 0xd3);
@@ -2544,8 +2644,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_6 = _mm256_xor_si256(g2l_acc_6, g2lr2_6);
         const __m256i g2x_6 = _mm256_xor_si256(g2x2, g2l_6);
         g2x2 = g2x_6;
+        const __m256i rkw_51 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g3k_acc_6 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_6);
+        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_51);
         const __m256i g3t_6 = _mm256_xor_si256(g3k_6, g3x1);
         const __m256i g3a_6 = _mm256_gf2p8affine_epi64_epi8(g3t_6, gfni_mat, 0x1b);
         const __m256i g3s_6 = _mm256_gf2p8affineinv_epi64_epi8(g3a_6, gfni_mat_1, 0xd3);
@@ -2561,8 +2662,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_6 = _mm256_xor_si256(g3l_acc_6, g3lr2_6);
         const __m256i g3x_6 = _mm256_xor_si256(g3x2, g3l_6);
         g3x2 = g3x_6;
+        const __m256i rkw_52 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g4k_acc_6 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_6);
+        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_52);
         const __m256i g4t_6 = _mm256_xor_si256(g4k_6, g4x1);
         const __m256i g4a_6 = _mm256_gf2p8affine_epi64_epi8(g4t_6, gfni_mat, 0x1b);
         const __m256i g4s_6 = _mm256_gf2p8affineinv_epi64_epi8(g4a_6, gfni_mat_1, 0xd3);
@@ -2578,8 +2680,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_6 = _mm256_xor_si256(g4l_acc_6, g4lr2_6);
         const __m256i g4x_6 = _mm256_xor_si256(g4x2, g4l_6);
         g4x2 = g4x_6;
+        const __m256i rkw_53 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g5k_acc_6 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_6);
+        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_53);
         const __m256i g5t_6 = _mm256_xor_si256(g5k_6, g5x1);
         const __m256i g5a_6 = _mm256_gf2p8affine_epi64_epi8(g5t_6, gfni_mat, 0x1b);
         const __m256i g5s_6 = _mm256_gf2p8affineinv_epi64_epi8(g5a_6, gfni_mat_1, 0xd3);
@@ -2595,8 +2698,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_6 = _mm256_xor_si256(g5l_acc_6, g5lr2_6);
         const __m256i g5x_6 = _mm256_xor_si256(g5x2, g5l_6);
         g5x2 = g5x_6;
+        const __m256i rkw_54 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g6k_acc_6 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_6);
+        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_54);
         const __m256i g6t_6 = _mm256_xor_si256(g6k_6, g6x1);
         const __m256i g6a_6 = _mm256_gf2p8affine_epi64_epi8(g6t_6, gfni_mat, 0x1b);
         const __m256i g6s_6 = _mm256_gf2p8affineinv_epi64_epi8(g6a_6, gfni_mat_1, 0xd3);
@@ -2612,8 +2716,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_6 = _mm256_xor_si256(g6l_acc_6, g6lr2_6);
         const __m256i g6x_6 = _mm256_xor_si256(g6x2, g6l_6);
         g6x2 = g6x_6;
+        const __m256i rkw_55 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g7k_acc_6 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_6);
+        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_55);
         const __m256i g7t_6 = _mm256_xor_si256(g7k_6, g7x1);
         const __m256i g7a_6 = _mm256_gf2p8affine_epi64_epi8(g7t_6, gfni_mat, 0x1b);
         const __m256i g7s_6 = _mm256_gf2p8affineinv_epi64_epi8(g7a_6, gfni_mat_1, 0xd3);
@@ -2631,9 +2736,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_6;
 
         /* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
+        const __m256i rkw_56 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g0k_acc_7 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_7);
+        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_56);
         const __m256i g0t_7 = _mm256_xor_si256(g0k_7, g0x2);
         const __m256i g0a_7 = _mm256_gf2p8affine_epi64_epi8(g0t_7, gfni_mat, 0x1b);
         const __m256i g0s_7 = _mm256_gf2p8affineinv_epi64_epi8(g0a_7, gfni_mat_1, 0xd3);
@@ -2649,8 +2754,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g0l_7 = _mm256_xor_si256(g0l_acc_7, g0lr2_7);
         const __m256i g0x_7 = _mm256_xor_si256(g0x3, g0l_7);
         g0x3 = g0x_7;
+        const __m256i rkw_57 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g1k_acc_7 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_7);
+        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_57);
         const __m256i g1t_7 = _mm256_xor_si256(g1k_7, g1x2);
         const __m256i g1a_7 = _mm256_gf2p8affine_epi64_epi8(g1t_7, gfni_mat, 0x1b);
         const __m256i g1s_7 = _mm256_gf2p8affineinv_epi64_epi8(g1a_7, gfni_mat_1, 0xd3);
@@ -2666,8 +2772,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g1l_7 = _mm256_xor_si256(g1l_acc_7, g1lr2_7);
         const __m256i g1x_7 = _mm256_xor_si256(g1x3, g1l_7);
         g1x3 = g1x_7;
+        const __m256i rkw_58 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g2k_acc_7 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_7);
+        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_58);
         const __m256i g2t_7 = _mm256_xor_si256(g2k_7, g2x2);
         const __m256i g2a_7 = _mm256_gf2p8affine_epi64_epi8(g2t_7, gfni_mat, 0x1b);
         const __m256i g2s_7 = _mm256_gf2p8affineinv_epi64_epi8(g2a_7, gfni_mat_1, 0xd3);
@@ -2683,8 +2790,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g2l_7 = _mm256_xor_si256(g2l_acc_7, g2lr2_7);
         const __m256i g2x_7 = _mm256_xor_si256(g2x3, g2l_7);
         g2x3 = g2x_7;
+        const __m256i rkw_59 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g3k_acc_7 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_7);
+        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_59);
         const __m256i g3t_7 = _mm256_xor_si256(g3k_7, g3x2);
         const __m256i g3a_7 = _mm256_gf2p8affine_epi64_epi8(g3t_7, gfni_mat, 0x1b);
         const __m256i g3s_7 = _mm256_gf2p8affineinv_epi64_epi8(g3a_7, gfni_mat_1, 0xd3);
@@ -2700,8 +2808,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g3l_7 = _mm256_xor_si256(g3l_acc_7, g3lr2_7);
         const __m256i g3x_7 = _mm256_xor_si256(g3x3, g3l_7);
         g3x3 = g3x_7;
+        const __m256i rkw_60 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g4k_acc_7 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_7);
+        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_60);
         const __m256i g4t_7 = _mm256_xor_si256(g4k_7, g4x2);
         const __m256i g4a_7 = _mm256_gf2p8affine_epi64_epi8(g4t_7, gfni_mat, 0x1b);
         const __m256i g4s_7 = _mm256_gf2p8affineinv_epi64_epi8(g4a_7, gfni_mat_1, 0xd3);
@@ -2717,8 +2826,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g4l_7 = _mm256_xor_si256(g4l_acc_7, g4lr2_7);
         const __m256i g4x_7 = _mm256_xor_si256(g4x3, g4l_7);
         g4x3 = g4x_7;
+        const __m256i rkw_61 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g5k_acc_7 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_7);
+        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_61);
         const __m256i g5t_7 = _mm256_xor_si256(g5k_7, g5x2);
         const __m256i g5a_7 = _mm256_gf2p8affine_epi64_epi8(g5t_7, gfni_mat, 0x1b);
         const __m256i g5s_7 = _mm256_gf2p8affineinv_epi64_epi8(g5a_7, gfni_mat_1, 0xd3);
@@ -2734,8 +2844,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g5l_7 = _mm256_xor_si256(g5l_acc_7, g5lr2_7);
         const __m256i g5x_7 = _mm256_xor_si256(g5x3, g5l_7);
         g5x3 = g5x_7;
+        const __m256i rkw_62 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g6k_acc_7 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_7);
+        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_62);
         const __m256i g6t_7 = _mm256_xor_si256(g6k_7, g6x2);
         const __m256i g6a_7 = _mm256_gf2p8affine_epi64_epi8(g6t_7, gfni_mat, 0x1b);
         const __m256i g6s_7 = _mm256_gf2p8affineinv_epi64_epi8(g6a_7, gfni_mat_1, 0xd3);
@@ -2751,8 +2862,9 @@ static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *
         const __m256i g6l_7 = _mm256_xor_si256(g6l_acc_7, g6lr2_7);
         const __m256i g6x_7 = _mm256_xor_si256(g6x3, g6l_7);
         g6x3 = g6x_7;
+        const __m256i rkw_63 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g7k_acc_7 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_7);
+        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_63);
         const __m256i g7t_7 = _mm256_xor_si256(g7k_7, g7x2);
         const __m256i g7a_7 = _mm256_gf2p8affine_epi64_epi8(g7t_7, gfni_mat, 0x1b);
         const __m256i g7s_7 = _mm256_gf2p8affineinv_epi64_epi8(g7a_7, gfni_mat_1, 0xd3);
@@ -3548,8 +3660,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
+        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw_1);
         const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -3565,8 +3678,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw_2);
         const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -3582,8 +3696,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
+        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw_3);
         const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -3599,8 +3714,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
+        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw_4);
         const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4a = _mm256_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m256i g4s = _mm256_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -3616,8 +3732,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
+        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw_5);
         const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5a = _mm256_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m256i g5s = _mm256_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -3633,8 +3750,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
+        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw_6);
         const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6a = _mm256_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m256i g6s = _mm256_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -3650,8 +3768,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
+        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw_7);
         const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7a = _mm256_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m256i g7s = _mm256_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -3669,9 +3788,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x0 = g7x;
 
         /* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
+        const __m256i rkw_8 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_8);
         const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -3687,8 +3806,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
+        const __m256i rkw_9 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_9);
         const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -3704,8 +3824,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i rkw_10 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_10);
         const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -3721,8 +3842,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
+        const __m256i rkw_11 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_11);
         const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -3738,8 +3860,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
+        const __m256i rkw_12 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_12);
         const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4a_1 = _mm256_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m256i g4s_1 = _mm256_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -3755,8 +3878,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
+        const __m256i rkw_13 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_13);
         const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5a_1 = _mm256_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m256i g5s_1 = _mm256_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -3772,8 +3896,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
+        const __m256i rkw_14 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_14);
         const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6a_1 = _mm256_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m256i g6s_1 = _mm256_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -3789,8 +3914,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
+        const __m256i rkw_15 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_15);
         const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7a_1 = _mm256_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m256i g7s_1 = _mm256_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -3808,9 +3934,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_1;
 
         /* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
+        const __m256i rkw_16 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_16);
         const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -3826,8 +3952,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
+        const __m256i rkw_17 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_17);
         const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -3843,8 +3970,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i rkw_18 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_18);
         const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -3860,8 +3988,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
+        const __m256i rkw_19 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_19);
         const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -3877,8 +4006,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
+        const __m256i rkw_20 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_20);
         const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4a_2 = _mm256_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m256i g4s_2 = _mm256_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -3894,8 +4024,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
+        const __m256i rkw_21 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_21);
         const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5a_2 = _mm256_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m256i g5s_2 = _mm256_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -3911,8 +4042,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
+        const __m256i rkw_22 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_22);
         const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6a_2 = _mm256_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m256i g6s_2 = _mm256_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -3928,8 +4060,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
+        const __m256i rkw_23 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_23);
         const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7a_2 = _mm256_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m256i g7s_2 = _mm256_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -3947,9 +4080,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_2;
 
         /* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
+        const __m256i rkw_24 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_24);
         const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -3965,8 +4098,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
+        const __m256i rkw_25 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_25);
         const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -3982,8 +4116,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i rkw_26 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_26);
         const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -3999,8 +4134,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
+        const __m256i rkw_27 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_27);
         const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -4016,8 +4152,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
+        const __m256i rkw_28 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_28);
         const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4a_3 = _mm256_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m256i g4s_3 = _mm256_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -4033,8 +4170,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
+        const __m256i rkw_29 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_29);
         const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5a_3 = _mm256_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m256i g5s_3 = _mm256_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -4050,8 +4188,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
+        const __m256i rkw_30 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_30);
         const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6a_3 = _mm256_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m256i g6s_3 = _mm256_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -4067,8 +4206,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
+        const __m256i rkw_31 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_31);
         const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7a_3 = _mm256_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m256i g7s_3 = _mm256_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -4086,9 +4226,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x3 = g7x_3;
 
         /* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
+        const __m256i rkw_32 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g0k_acc_4 = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_4);
+        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_32);
         const __m256i g0t_4 = _mm256_xor_si256(g0k_4, g0x3);
         const __m256i g0a_4 = _mm256_gf2p8affine_epi64_epi8(g0t_4, gfni_mat, 0x1b);
         const __m256i g0s_4 = _mm256_gf2p8affineinv_epi64_epi8(g0a_4, gfni_mat_1, 0xd3);
@@ -4104,8 +4244,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_4 = _mm256_xor_si256(g0l_acc_4, g0lr2_4);
         const __m256i g0x_4 = _mm256_xor_si256(g0x0, g0l_4);
         g0x0 = g0x_4;
+        const __m256i rkw_33 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g1k_acc_4 = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_4);
+        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_33);
         const __m256i g1t_4 = _mm256_xor_si256(g1k_4, g1x3);
         const __m256i g1a_4 = _mm256_gf2p8affine_epi64_epi8(g1t_4, gfni_mat, 0x1b);
         const __m256i g1s_4 = _mm256_gf2p8affineinv_epi64_epi8(g1a_4, gfni_mat_1, 0xd3);
@@ -4121,8 +4262,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_4 = _mm256_xor_si256(g1l_acc_4, g1lr2_4);
         const __m256i g1x_4 = _mm256_xor_si256(g1x0, g1l_4);
         g1x0 = g1x_4;
+        const __m256i rkw_34 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g2k_acc_4 = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_4);
+        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_34);
         const __m256i g2t_4 = _mm256_xor_si256(g2k_4, g2x3);
         const __m256i g2a_4 = _mm256_gf2p8affine_epi64_epi8(g2t_4, gfni_mat, 0x1b);
         const __m256i g2s_4 = _mm256_gf2p8affineinv_epi64_epi8(g2a_4, gfni_mat_1, 0xd3);
@@ -4138,8 +4280,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_4 = _mm256_xor_si256(g2l_acc_4, g2lr2_4);
         const __m256i g2x_4 = _mm256_xor_si256(g2x0, g2l_4);
         g2x0 = g2x_4;
+        const __m256i rkw_35 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g3k_acc_4 = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_4);
+        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_35);
         const __m256i g3t_4 = _mm256_xor_si256(g3k_4, g3x3);
         const __m256i g3a_4 = _mm256_gf2p8affine_epi64_epi8(g3t_4, gfni_mat, 0x1b);
         const __m256i g3s_4 = _mm256_gf2p8affineinv_epi64_epi8(g3a_4, gfni_mat_1, 0xd3);
@@ -4155,8 +4298,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_4 = _mm256_xor_si256(g3l_acc_4, g3lr2_4);
         const __m256i g3x_4 = _mm256_xor_si256(g3x0, g3l_4);
         g3x0 = g3x_4;
+        const __m256i rkw_36 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g4k_acc_4 = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_4);
+        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_36);
         const __m256i g4t_4 = _mm256_xor_si256(g4k_4, g4x3);
         const __m256i g4a_4 = _mm256_gf2p8affine_epi64_epi8(g4t_4, gfni_mat, 0x1b);
         const __m256i g4s_4 = _mm256_gf2p8affineinv_epi64_epi8(g4a_4, gfni_mat_1, 0xd3);
@@ -4172,8 +4316,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_4 = _mm256_xor_si256(g4l_acc_4, g4lr2_4);
         const __m256i g4x_4 = _mm256_xor_si256(g4x0, g4l_4);
         g4x0 = g4x_4;
+        const __m256i rkw_37 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g5k_acc_4 = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_4);
+        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_37);
         const __m256i g5t_4 = _mm256_xor_si256(g5k_4, g5x3);
         const __m256i g5a_4 = _mm256_gf2p8affine_epi64_epi8(g5t_4, gfni_mat, 0x1b);
         const __m256i g5s_4 = _mm256_gf2p8affineinv_epi64_epi8(g5a_4, gfni_mat_1, 0xd3);
@@ -4189,8 +4334,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_4 = _mm256_xor_si256(g5l_acc_4, g5lr2_4);
         const __m256i g5x_4 = _mm256_xor_si256(g5x0, g5l_4);
         g5x0 = g5x_4;
+        const __m256i rkw_38 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g6k_acc_4 = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_4);
+        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_38);
         const __m256i g6t_4 = _mm256_xor_si256(g6k_4, g6x3);
         const __m256i g6a_4 = _mm256_gf2p8affine_epi64_epi8(g6t_4, gfni_mat, 0x1b);
         const __m256i g6s_4 = _mm256_gf2p8affineinv_epi64_epi8(g6a_4, gfni_mat_1, 0xd3);
@@ -4206,8 +4352,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_4 = _mm256_xor_si256(g6l_acc_4, g6lr2_4);
         const __m256i g6x_4 = _mm256_xor_si256(g6x0, g6l_4);
         g6x0 = g6x_4;
+        const __m256i rkw_39 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g7k_acc_4 = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_4);
+        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_39);
         const __m256i g7t_4 = _mm256_xor_si256(g7k_4, g7x3);
         const __m256i g7a_4 = _mm256_gf2p8affine_epi64_epi8(g7t_4, gfni_mat, 0x1b);
         const __m256i g7s_4 = _mm256_gf2p8affineinv_epi64_epi8(g7a_4, gfni_mat_1, 0xd3);
@@ -4225,9 +4372,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x0 = g7x_4;
 
         /* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
+        const __m256i rkw_40 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g0k_acc_5 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_5);
+        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_40);
         const __m256i g0t_5 = _mm256_xor_si256(g0k_5, g0x0);
         const __m256i g0a_5 = _mm256_gf2p8affine_epi64_epi8(g0t_5, gfni_mat, 0x1b);
         const __m256i g0s_5 = _mm256_gf2p8affineinv_epi64_epi8(g0a_5, gfni_mat_1, 0xd3);
@@ -4243,8 +4390,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_5 = _mm256_xor_si256(g0l_acc_5, g0lr2_5);
         const __m256i g0x_5 = _mm256_xor_si256(g0x1, g0l_5);
         g0x1 = g0x_5;
+        const __m256i rkw_41 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g1k_acc_5 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_5);
+        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_41);
         const __m256i g1t_5 = _mm256_xor_si256(g1k_5, g1x0);
         const __m256i g1a_5 = _mm256_gf2p8affine_epi64_epi8(g1t_5, gfni_mat, 0x1b);
         const __m256i g1s_5 = _mm256_gf2p8affineinv_epi64_epi8(g1a_5, gfni_mat_1, 0xd3);
@@ -4260,8 +4408,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_5 = _mm256_xor_si256(g1l_acc_5, g1lr2_5);
         const __m256i g1x_5 = _mm256_xor_si256(g1x1, g1l_5);
         g1x1 = g1x_5;
+        const __m256i rkw_42 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g2k_acc_5 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_5);
+        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_42);
         const __m256i g2t_5 = _mm256_xor_si256(g2k_5, g2x0);
         const __m256i g2a_5 = _mm256_gf2p8affine_epi64_epi8(g2t_5, gfni_mat, 0x1b);
         const __m256i g2s_5 = _mm256_gf2p8affineinv_epi64_epi8(g2a_5, gfni_mat_1, 0xd3);
@@ -4277,8 +4426,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_5 = _mm256_xor_si256(g2l_acc_5, g2lr2_5);
         const __m256i g2x_5 = _mm256_xor_si256(g2x1, g2l_5);
         g2x1 = g2x_5;
+        const __m256i rkw_43 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g3k_acc_5 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_5);
+        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_43);
         const __m256i g3t_5 = _mm256_xor_si256(g3k_5, g3x0);
         const __m256i g3a_5 = _mm256_gf2p8affine_epi64_epi8(g3t_5, gfni_mat, 0x1b);
         const __m256i g3s_5 = _mm256_gf2p8affineinv_epi64_epi8(g3a_5, gfni_mat_1, 0xd3);
@@ -4294,8 +4444,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_5 = _mm256_xor_si256(g3l_acc_5, g3lr2_5);
         const __m256i g3x_5 = _mm256_xor_si256(g3x1, g3l_5);
         g3x1 = g3x_5;
+        const __m256i rkw_44 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g4k_acc_5 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_5);
+        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_44);
         const __m256i g4t_5 = _mm256_xor_si256(g4k_5, g4x0);
         const __m256i g4a_5 = _mm256_gf2p8affine_epi64_epi8(g4t_5, gfni_mat, 0x1b);
         const __m256i g4s_5 = _mm256_gf2p8affineinv_epi64_epi8(g4a_5, gfni_mat_1, 0xd3);
@@ -4311,8 +4462,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_5 = _mm256_xor_si256(g4l_acc_5, g4lr2_5);
         const __m256i g4x_5 = _mm256_xor_si256(g4x1, g4l_5);
         g4x1 = g4x_5;
+        const __m256i rkw_45 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g5k_acc_5 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_5);
+        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_45);
         const __m256i g5t_5 = _mm256_xor_si256(g5k_5, g5x0);
         const __m256i g5a_5 = _mm256_gf2p8affine_epi64_epi8(g5t_5, gfni_mat, 0x1b);
         const __m256i g5s_5 = _mm256_gf2p8affineinv_epi64_epi8(g5a_5, gfni_mat_1, 0xd3);
@@ -4328,8 +4480,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_5 = _mm256_xor_si256(g5l_acc_5, g5lr2_5);
         const __m256i g5x_5 = _mm256_xor_si256(g5x1, g5l_5);
         g5x1 = g5x_5;
+        const __m256i rkw_46 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g6k_acc_5 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_5);
+        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_46);
         const __m256i g6t_5 = _mm256_xor_si256(g6k_5, g6x0);
         const __m256i g6a_5 = _mm256_gf2p8affine_epi64_epi8(g6t_5, gfni_mat, 0x1b);
         const __m256i g6s_5 = _mm256_gf2p8affineinv_epi64_epi8(g6a_5, gfni_mat_1, 0xd3);
@@ -4345,8 +4498,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_5 = _mm256_xor_si256(g6l_acc_5, g6lr2_5);
         const __m256i g6x_5 = _mm256_xor_si256(g6x1, g6l_5);
         g6x1 = g6x_5;
+        const __m256i rkw_47 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g7k_acc_5 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_5);
+        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_47);
         const __m256i g7t_5 = _mm256_xor_si256(g7k_5, g7x0);
         const __m256i g7a_5 = _mm256_gf2p8affine_epi64_epi8(g7t_5, gfni_mat, 0x1b);
         const __m256i g7s_5 = _mm256_gf2p8affineinv_epi64_epi8(g7a_5, gfni_mat_1, 0xd3);
@@ -4364,9 +4518,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_5;
 
         /* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
+        const __m256i rkw_48 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g0k_acc_6 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_6);
+        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_48);
         const __m256i g0t_6 = _mm256_xor_si256(g0k_6, g0x1);
         const __m256i g0a_6 = _mm256_gf2p8affine_epi64_epi8(g0t_6, gfni_mat, 0x1b);
         const __m256i g0s_6 = _mm256_gf2p8affineinv_epi64_epi8(g0a_6, gfni_mat_1, 0xd3);
@@ -4382,8 +4536,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_6 = _mm256_xor_si256(g0l_acc_6, g0lr2_6);
         const __m256i g0x_6 = _mm256_xor_si256(g0x2, g0l_6);
         g0x2 = g0x_6;
+        const __m256i rkw_49 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g1k_acc_6 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_6);
+        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_49);
         const __m256i g1t_6 = _mm256_xor_si256(g1k_6, g1x1);
         const __m256i g1a_6 = _mm256_gf2p8affine_epi64_epi8(g1t_6, gfni_mat, 0x1b);
         const __m256i g1s_6 = _mm256_gf2p8affineinv_epi64_epi8(g1a_6, gfni_mat_1, 0xd3);
@@ -4399,8 +4554,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_6 = _mm256_xor_si256(g1l_acc_6, g1lr2_6);
         const __m256i g1x_6 = _mm256_xor_si256(g1x2, g1l_6);
         g1x2 = g1x_6;
+        const __m256i rkw_50 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g2k_acc_6 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_6);
+        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_50);
         const __m256i g2t_6 = _mm256_xor_si256(g2k_6, g2x1);
         const __m256i g2a_6 = _mm256_gf2p8affine_epi64_epi8(g2t_6, gfni_mat, 0x1b);
         const __m256i g2s_6 = _mm256_gf2p8affineinv_epi64_epi8(g2a_6, gfni_mat_1, 0xd3);
@@ -4416,8 +4572,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_6 = _mm256_xor_si256(g2l_acc_6, g2lr2_6);
         const __m256i g2x_6 = _mm256_xor_si256(g2x2, g2l_6);
         g2x2 = g2x_6;
+        const __m256i rkw_51 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g3k_acc_6 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_6);
+        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_51);
         const __m256i g3t_6 = _mm256_xor_si256(g3k_6, g3x1);
         const __m256i g3a_6 = _mm256_gf2p8affine_epi64_epi8(g3t_6, gfni_mat, 0x1b);
         const __m256i g3s_6 = _mm256_gf2p8affineinv_epi64_epi8(g3a_6, gfni_mat_1, 0xd3);
@@ -4433,8 +4590,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_6 = _mm256_xor_si256(g3l_acc_6, g3lr2_6);
         const __m256i g3x_6 = _mm256_xor_si256(g3x2, g3l_6);
         g3x2 = g3x_6;
+        const __m256i rkw_52 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g4k_acc_6 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_6);
+        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_52);
         const __m256i g4t_6 = _mm256_xor_si256(g4k_6, g4x1);
         const __m256i g4a_6 = _mm256_gf2p8affine_epi64_epi8(g4t_6, gfni_mat, 0x1b);
         const __m256i g4s_6 = _mm256_gf2p8affineinv_epi64_epi8(g4a_6, gfni_mat_1, 0xd3);
@@ -4450,8 +4608,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_6 = _mm256_xor_si256(g4l_acc_6, g4lr2_6);
         const __m256i g4x_6 = _mm256_xor_si256(g4x2, g4l_6);
         g4x2 = g4x_6;
+        const __m256i rkw_53 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g5k_acc_6 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_6);
+        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_53);
         const __m256i g5t_6 = _mm256_xor_si256(g5k_6, g5x1);
         const __m256i g5a_6 = _mm256_gf2p8affine_epi64_epi8(g5t_6, gfni_mat, 0x1b);
         const __m256i g5s_6 = _mm256_gf2p8affineinv_epi64_epi8(g5a_6, gfni_mat_1, 0xd3);
@@ -4467,8 +4626,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_6 = _mm256_xor_si256(g5l_acc_6, g5lr2_6);
         const __m256i g5x_6 = _mm256_xor_si256(g5x2, g5l_6);
         g5x2 = g5x_6;
+        const __m256i rkw_54 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g6k_acc_6 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_6);
+        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_54);
         const __m256i g6t_6 = _mm256_xor_si256(g6k_6, g6x1);
         const __m256i g6a_6 = _mm256_gf2p8affine_epi64_epi8(g6t_6, gfni_mat, 0x1b);
         const __m256i g6s_6 = _mm256_gf2p8affineinv_epi64_epi8(g6a_6, gfni_mat_1, 0xd3);
@@ -4484,8 +4644,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_6 = _mm256_xor_si256(g6l_acc_6, g6lr2_6);
         const __m256i g6x_6 = _mm256_xor_si256(g6x2, g6l_6);
         g6x2 = g6x_6;
+        const __m256i rkw_55 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g7k_acc_6 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_6);
+        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_55);
         const __m256i g7t_6 = _mm256_xor_si256(g7k_6, g7x1);
         const __m256i g7a_6 = _mm256_gf2p8affine_epi64_epi8(g7t_6, gfni_mat, 0x1b);
         const __m256i g7s_6 = _mm256_gf2p8affineinv_epi64_epi8(g7a_6, gfni_mat_1, 0xd3);
@@ -4503,9 +4664,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_6;
 
         /* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
+        const __m256i rkw_56 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g0k_acc_7 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_7);
+        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_56);
         const __m256i g0t_7 = _mm256_xor_si256(g0k_7, g0x2);
         const __m256i g0a_7 = _mm256_gf2p8affine_epi64_epi8(g0t_7, gfni_mat, 0x1b);
         const __m256i g0s_7 = _mm256_gf2p8affineinv_epi64_epi8(g0a_7, gfni_mat_1, 0xd3);
@@ -4521,8 +4682,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g0l_7 = _mm256_xor_si256(g0l_acc_7, g0lr2_7);
         const __m256i g0x_7 = _mm256_xor_si256(g0x3, g0l_7);
         g0x3 = g0x_7;
+        const __m256i rkw_57 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g1k_acc_7 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_7);
+        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_57);
         const __m256i g1t_7 = _mm256_xor_si256(g1k_7, g1x2);
         const __m256i g1a_7 = _mm256_gf2p8affine_epi64_epi8(g1t_7, gfni_mat, 0x1b);
         const __m256i g1s_7 = _mm256_gf2p8affineinv_epi64_epi8(g1a_7, gfni_mat_1, 0xd3);
@@ -4538,8 +4700,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g1l_7 = _mm256_xor_si256(g1l_acc_7, g1lr2_7);
         const __m256i g1x_7 = _mm256_xor_si256(g1x3, g1l_7);
         g1x3 = g1x_7;
+        const __m256i rkw_58 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g2k_acc_7 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_7);
+        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_58);
         const __m256i g2t_7 = _mm256_xor_si256(g2k_7, g2x2);
         const __m256i g2a_7 = _mm256_gf2p8affine_epi64_epi8(g2t_7, gfni_mat, 0x1b);
         const __m256i g2s_7 = _mm256_gf2p8affineinv_epi64_epi8(g2a_7, gfni_mat_1, 0xd3);
@@ -4555,8 +4718,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g2l_7 = _mm256_xor_si256(g2l_acc_7, g2lr2_7);
         const __m256i g2x_7 = _mm256_xor_si256(g2x3, g2l_7);
         g2x3 = g2x_7;
+        const __m256i rkw_59 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g3k_acc_7 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_7);
+        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_59);
         const __m256i g3t_7 = _mm256_xor_si256(g3k_7, g3x2);
         const __m256i g3a_7 = _mm256_gf2p8affine_epi64_epi8(g3t_7, gfni_mat, 0x1b);
         const __m256i g3s_7 = _mm256_gf2p8affineinv_epi64_epi8(g3a_7, gfni_mat_1, 0xd3);
@@ -4572,8 +4736,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g3l_7 = _mm256_xor_si256(g3l_acc_7, g3lr2_7);
         const __m256i g3x_7 = _mm256_xor_si256(g3x3, g3l_7);
         g3x3 = g3x_7;
+        const __m256i rkw_60 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g4k_acc_7 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_7);
+        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_60);
         const __m256i g4t_7 = _mm256_xor_si256(g4k_7, g4x2);
         const __m256i g4a_7 = _mm256_gf2p8affine_epi64_epi8(g4t_7, gfni_mat, 0x1b);
         const __m256i g4s_7 = _mm256_gf2p8affineinv_epi64_epi8(g4a_7, gfni_mat_1, 0xd3);
@@ -4589,8 +4754,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g4l_7 = _mm256_xor_si256(g4l_acc_7, g4lr2_7);
         const __m256i g4x_7 = _mm256_xor_si256(g4x3, g4l_7);
         g4x3 = g4x_7;
+        const __m256i rkw_61 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g5k_acc_7 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_7);
+        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_61);
         const __m256i g5t_7 = _mm256_xor_si256(g5k_7, g5x2);
         const __m256i g5a_7 = _mm256_gf2p8affine_epi64_epi8(g5t_7, gfni_mat, 0x1b);
         const __m256i g5s_7 = _mm256_gf2p8affineinv_epi64_epi8(g5a_7, gfni_mat_1, 0xd3);
@@ -4606,8 +4772,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g5l_7 = _mm256_xor_si256(g5l_acc_7, g5lr2_7);
         const __m256i g5x_7 = _mm256_xor_si256(g5x3, g5l_7);
         g5x3 = g5x_7;
+        const __m256i rkw_62 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g6k_acc_7 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_7);
+        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_62);
         const __m256i g6t_7 = _mm256_xor_si256(g6k_7, g6x2);
         const __m256i g6a_7 = _mm256_gf2p8affine_epi64_epi8(g6t_7, gfni_mat, 0x1b);
         const __m256i g6s_7 = _mm256_gf2p8affineinv_epi64_epi8(g6a_7, gfni_mat_1, 0xd3);
@@ -4623,8 +4790,9 @@ static void sm4_wordslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
         const __m256i g6l_7 = _mm256_xor_si256(g6l_acc_7, g6lr2_7);
         const __m256i g6x_7 = _mm256_xor_si256(g6x3, g6l_7);
         g6x3 = g6x_7;
+        const __m256i rkw_63 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g7k_acc_7 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_7);
+        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_63);
         const __m256i g7t_7 = _mm256_xor_si256(g7k_7, g7x2);
         const __m256i g7a_7 = _mm256_gf2p8affine_epi64_epi8(g7t_7, gfni_mat, 0x1b);
         const __m256i g7s_7 = _mm256_gf2p8affineinv_epi64_epi8(g7a_7, gfni_mat_1, 0xd3);
@@ -5109,8 +5277,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
+        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw_1);
         const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -5126,8 +5295,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw_2);
         const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -5143,8 +5313,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
+        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw_3);
         const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -5160,8 +5331,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
+        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw_4);
         const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4a = _mm256_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m256i g4s = _mm256_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -5177,8 +5349,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
+        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw_5);
         const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5a = _mm256_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m256i g5s = _mm256_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -5194,8 +5367,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
+        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw_6);
         const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6a = _mm256_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m256i g6s = _mm256_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -5211,8 +5385,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
+        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw_7);
         const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7a = _mm256_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m256i g7s = _mm256_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -5230,9 +5405,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x0 = g7x;
 
         /* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
+        const __m256i rkw_8 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_8);
         const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -5248,8 +5423,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
+        const __m256i rkw_9 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_9);
         const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -5265,8 +5441,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i rkw_10 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_10);
         const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -5282,8 +5459,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
+        const __m256i rkw_11 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_11);
         const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -5299,8 +5477,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
+        const __m256i rkw_12 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_12);
         const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4a_1 = _mm256_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m256i g4s_1 = _mm256_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -5316,8 +5495,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
+        const __m256i rkw_13 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_13);
         const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5a_1 = _mm256_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m256i g5s_1 = _mm256_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -5333,8 +5513,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
+        const __m256i rkw_14 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_14);
         const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6a_1 = _mm256_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m256i g6s_1 = _mm256_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -5350,8 +5531,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
+        const __m256i rkw_15 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_15);
         const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7a_1 = _mm256_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m256i g7s_1 = _mm256_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -5369,9 +5551,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_1;
 
         /* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
+        const __m256i rkw_16 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_16);
         const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -5387,8 +5569,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
+        const __m256i rkw_17 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_17);
         const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -5404,8 +5587,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i rkw_18 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_18);
         const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -5421,8 +5605,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
+        const __m256i rkw_19 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_19);
         const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -5438,8 +5623,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
+        const __m256i rkw_20 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_20);
         const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4a_2 = _mm256_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m256i g4s_2 = _mm256_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -5455,8 +5641,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
+        const __m256i rkw_21 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_21);
         const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5a_2 = _mm256_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m256i g5s_2 = _mm256_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -5472,8 +5659,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
+        const __m256i rkw_22 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_22);
         const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6a_2 = _mm256_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m256i g6s_2 = _mm256_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -5489,8 +5677,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
+        const __m256i rkw_23 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_23);
         const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7a_2 = _mm256_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m256i g7s_2 = _mm256_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -5508,9 +5697,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_2;
 
         /* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
+        const __m256i rkw_24 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_24);
         const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -5526,8 +5715,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
+        const __m256i rkw_25 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_25);
         const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -5543,8 +5733,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i rkw_26 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_26);
         const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -5560,8 +5751,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
+        const __m256i rkw_27 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_27);
         const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -5577,8 +5769,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
+        const __m256i rkw_28 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_28);
         const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4a_3 = _mm256_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m256i g4s_3 = _mm256_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -5594,8 +5787,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
+        const __m256i rkw_29 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_29);
         const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5a_3 = _mm256_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m256i g5s_3 = _mm256_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -5611,8 +5805,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
+        const __m256i rkw_30 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_30);
         const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6a_3 = _mm256_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m256i g6s_3 = _mm256_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -5628,8 +5823,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
+        const __m256i rkw_31 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_31);
         const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7a_3 = _mm256_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m256i g7s_3 = _mm256_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -5647,9 +5843,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x3 = g7x_3;
 
         /* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
+        const __m256i rkw_32 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g0k_acc_4 = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_4);
+        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_32);
         const __m256i g0t_4 = _mm256_xor_si256(g0k_4, g0x3);
         const __m256i g0a_4 = _mm256_gf2p8affine_epi64_epi8(g0t_4, gfni_mat, 0x1b);
         const __m256i g0s_4 = _mm256_gf2p8affineinv_epi64_epi8(g0a_4, gfni_mat_1, 0xd3);
@@ -5665,8 +5861,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_4 = _mm256_xor_si256(g0l_acc_4, g0lr2_4);
         const __m256i g0x_4 = _mm256_xor_si256(g0x0, g0l_4);
         g0x0 = g0x_4;
+        const __m256i rkw_33 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g1k_acc_4 = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_4);
+        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_33);
         const __m256i g1t_4 = _mm256_xor_si256(g1k_4, g1x3);
         const __m256i g1a_4 = _mm256_gf2p8affine_epi64_epi8(g1t_4, gfni_mat, 0x1b);
         const __m256i g1s_4 = _mm256_gf2p8affineinv_epi64_epi8(g1a_4, gfni_mat_1, 0xd3);
@@ -5682,8 +5879,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_4 = _mm256_xor_si256(g1l_acc_4, g1lr2_4);
         const __m256i g1x_4 = _mm256_xor_si256(g1x0, g1l_4);
         g1x0 = g1x_4;
+        const __m256i rkw_34 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g2k_acc_4 = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_4);
+        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_34);
         const __m256i g2t_4 = _mm256_xor_si256(g2k_4, g2x3);
         const __m256i g2a_4 = _mm256_gf2p8affine_epi64_epi8(g2t_4, gfni_mat, 0x1b);
         const __m256i g2s_4 = _mm256_gf2p8affineinv_epi64_epi8(g2a_4, gfni_mat_1, 0xd3);
@@ -5699,8 +5897,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_4 = _mm256_xor_si256(g2l_acc_4, g2lr2_4);
         const __m256i g2x_4 = _mm256_xor_si256(g2x0, g2l_4);
         g2x0 = g2x_4;
+        const __m256i rkw_35 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g3k_acc_4 = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_4);
+        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_35);
         const __m256i g3t_4 = _mm256_xor_si256(g3k_4, g3x3);
         const __m256i g3a_4 = _mm256_gf2p8affine_epi64_epi8(g3t_4, gfni_mat, 0x1b);
         const __m256i g3s_4 = _mm256_gf2p8affineinv_epi64_epi8(g3a_4, gfni_mat_1, 0xd3);
@@ -5716,8 +5915,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_4 = _mm256_xor_si256(g3l_acc_4, g3lr2_4);
         const __m256i g3x_4 = _mm256_xor_si256(g3x0, g3l_4);
         g3x0 = g3x_4;
+        const __m256i rkw_36 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g4k_acc_4 = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_4);
+        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_36);
         const __m256i g4t_4 = _mm256_xor_si256(g4k_4, g4x3);
         const __m256i g4a_4 = _mm256_gf2p8affine_epi64_epi8(g4t_4, gfni_mat, 0x1b);
         const __m256i g4s_4 = _mm256_gf2p8affineinv_epi64_epi8(g4a_4, gfni_mat_1, 0xd3);
@@ -5733,8 +5933,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_4 = _mm256_xor_si256(g4l_acc_4, g4lr2_4);
         const __m256i g4x_4 = _mm256_xor_si256(g4x0, g4l_4);
         g4x0 = g4x_4;
+        const __m256i rkw_37 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g5k_acc_4 = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_4);
+        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_37);
         const __m256i g5t_4 = _mm256_xor_si256(g5k_4, g5x3);
         const __m256i g5a_4 = _mm256_gf2p8affine_epi64_epi8(g5t_4, gfni_mat, 0x1b);
         const __m256i g5s_4 = _mm256_gf2p8affineinv_epi64_epi8(g5a_4, gfni_mat_1, 0xd3);
@@ -5750,8 +5951,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_4 = _mm256_xor_si256(g5l_acc_4, g5lr2_4);
         const __m256i g5x_4 = _mm256_xor_si256(g5x0, g5l_4);
         g5x0 = g5x_4;
+        const __m256i rkw_38 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g6k_acc_4 = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_4);
+        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_38);
         const __m256i g6t_4 = _mm256_xor_si256(g6k_4, g6x3);
         const __m256i g6a_4 = _mm256_gf2p8affine_epi64_epi8(g6t_4, gfni_mat, 0x1b);
         const __m256i g6s_4 = _mm256_gf2p8affineinv_epi64_epi8(g6a_4, gfni_mat_1, 0xd3);
@@ -5767,8 +5969,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_4 = _mm256_xor_si256(g6l_acc_4, g6lr2_4);
         const __m256i g6x_4 = _mm256_xor_si256(g6x0, g6l_4);
         g6x0 = g6x_4;
+        const __m256i rkw_39 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g7k_acc_4 = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_4);
+        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_39);
         const __m256i g7t_4 = _mm256_xor_si256(g7k_4, g7x3);
         const __m256i g7a_4 = _mm256_gf2p8affine_epi64_epi8(g7t_4, gfni_mat, 0x1b);
         const __m256i g7s_4 = _mm256_gf2p8affineinv_epi64_epi8(g7a_4, gfni_mat_1, 0xd3);
@@ -5786,9 +5989,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x0 = g7x_4;
 
         /* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
+        const __m256i rkw_40 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g0k_acc_5 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_5);
+        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_40);
         const __m256i g0t_5 = _mm256_xor_si256(g0k_5, g0x0);
         const __m256i g0a_5 = _mm256_gf2p8affine_epi64_epi8(g0t_5, gfni_mat, 0x1b);
         const __m256i g0s_5 = _mm256_gf2p8affineinv_epi64_epi8(g0a_5, gfni_mat_1, 0xd3);
@@ -5804,8 +6007,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_5 = _mm256_xor_si256(g0l_acc_5, g0lr2_5);
         const __m256i g0x_5 = _mm256_xor_si256(g0x1, g0l_5);
         g0x1 = g0x_5;
+        const __m256i rkw_41 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g1k_acc_5 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_5);
+        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_41);
         const __m256i g1t_5 = _mm256_xor_si256(g1k_5, g1x0);
         const __m256i g1a_5 = _mm256_gf2p8affine_epi64_epi8(g1t_5, gfni_mat, 0x1b);
         const __m256i g1s_5 = _mm256_gf2p8affineinv_epi64_epi8(g1a_5, gfni_mat_1, 0xd3);
@@ -5821,8 +6025,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_5 = _mm256_xor_si256(g1l_acc_5, g1lr2_5);
         const __m256i g1x_5 = _mm256_xor_si256(g1x1, g1l_5);
         g1x1 = g1x_5;
+        const __m256i rkw_42 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g2k_acc_5 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_5);
+        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_42);
         const __m256i g2t_5 = _mm256_xor_si256(g2k_5, g2x0);
         const __m256i g2a_5 = _mm256_gf2p8affine_epi64_epi8(g2t_5, gfni_mat, 0x1b);
         const __m256i g2s_5 = _mm256_gf2p8affineinv_epi64_epi8(g2a_5, gfni_mat_1, 0xd3);
@@ -5838,8 +6043,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_5 = _mm256_xor_si256(g2l_acc_5, g2lr2_5);
         const __m256i g2x_5 = _mm256_xor_si256(g2x1, g2l_5);
         g2x1 = g2x_5;
+        const __m256i rkw_43 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g3k_acc_5 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_5);
+        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_43);
         const __m256i g3t_5 = _mm256_xor_si256(g3k_5, g3x0);
         const __m256i g3a_5 = _mm256_gf2p8affine_epi64_epi8(g3t_5, gfni_mat, 0x1b);
         const __m256i g3s_5 = _mm256_gf2p8affineinv_epi64_epi8(g3a_5, gfni_mat_1, 0xd3);
@@ -5855,8 +6061,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_5 = _mm256_xor_si256(g3l_acc_5, g3lr2_5);
         const __m256i g3x_5 = _mm256_xor_si256(g3x1, g3l_5);
         g3x1 = g3x_5;
+        const __m256i rkw_44 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g4k_acc_5 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_5);
+        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_44);
         const __m256i g4t_5 = _mm256_xor_si256(g4k_5, g4x0);
         const __m256i g4a_5 = _mm256_gf2p8affine_epi64_epi8(g4t_5, gfni_mat, 0x1b);
         const __m256i g4s_5 = _mm256_gf2p8affineinv_epi64_epi8(g4a_5, gfni_mat_1, 0xd3);
@@ -5872,8 +6079,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_5 = _mm256_xor_si256(g4l_acc_5, g4lr2_5);
         const __m256i g4x_5 = _mm256_xor_si256(g4x1, g4l_5);
         g4x1 = g4x_5;
+        const __m256i rkw_45 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g5k_acc_5 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_5);
+        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_45);
         const __m256i g5t_5 = _mm256_xor_si256(g5k_5, g5x0);
         const __m256i g5a_5 = _mm256_gf2p8affine_epi64_epi8(g5t_5, gfni_mat, 0x1b);
         const __m256i g5s_5 = _mm256_gf2p8affineinv_epi64_epi8(g5a_5, gfni_mat_1, 0xd3);
@@ -5889,8 +6097,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_5 = _mm256_xor_si256(g5l_acc_5, g5lr2_5);
         const __m256i g5x_5 = _mm256_xor_si256(g5x1, g5l_5);
         g5x1 = g5x_5;
+        const __m256i rkw_46 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g6k_acc_5 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_5);
+        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_46);
         const __m256i g6t_5 = _mm256_xor_si256(g6k_5, g6x0);
         const __m256i g6a_5 = _mm256_gf2p8affine_epi64_epi8(g6t_5, gfni_mat, 0x1b);
         const __m256i g6s_5 = _mm256_gf2p8affineinv_epi64_epi8(g6a_5, gfni_mat_1, 0xd3);
@@ -5906,8 +6115,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_5 = _mm256_xor_si256(g6l_acc_5, g6lr2_5);
         const __m256i g6x_5 = _mm256_xor_si256(g6x1, g6l_5);
         g6x1 = g6x_5;
+        const __m256i rkw_47 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g7k_acc_5 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_5);
+        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_47);
         const __m256i g7t_5 = _mm256_xor_si256(g7k_5, g7x0);
         const __m256i g7a_5 = _mm256_gf2p8affine_epi64_epi8(g7t_5, gfni_mat, 0x1b);
         const __m256i g7s_5 = _mm256_gf2p8affineinv_epi64_epi8(g7a_5, gfni_mat_1, 0xd3);
@@ -5925,9 +6135,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x1 = g7x_5;
 
         /* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
+        const __m256i rkw_48 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g0k_acc_6 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_6);
+        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_48);
         const __m256i g0t_6 = _mm256_xor_si256(g0k_6, g0x1);
         const __m256i g0a_6 = _mm256_gf2p8affine_epi64_epi8(g0t_6, gfni_mat, 0x1b);
         const __m256i g0s_6 = _mm256_gf2p8affineinv_epi64_epi8(g0a_6, gfni_mat_1, 0xd3);
@@ -5943,8 +6153,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_6 = _mm256_xor_si256(g0l_acc_6, g0lr2_6);
         const __m256i g0x_6 = _mm256_xor_si256(g0x2, g0l_6);
         g0x2 = g0x_6;
+        const __m256i rkw_49 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g1k_acc_6 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_6);
+        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_49);
         const __m256i g1t_6 = _mm256_xor_si256(g1k_6, g1x1);
         const __m256i g1a_6 = _mm256_gf2p8affine_epi64_epi8(g1t_6, gfni_mat, 0x1b);
         const __m256i g1s_6 = _mm256_gf2p8affineinv_epi64_epi8(g1a_6, gfni_mat_1, 0xd3);
@@ -5960,8 +6171,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_6 = _mm256_xor_si256(g1l_acc_6, g1lr2_6);
         const __m256i g1x_6 = _mm256_xor_si256(g1x2, g1l_6);
         g1x2 = g1x_6;
+        const __m256i rkw_50 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g2k_acc_6 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_6);
+        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_50);
         const __m256i g2t_6 = _mm256_xor_si256(g2k_6, g2x1);
         const __m256i g2a_6 = _mm256_gf2p8affine_epi64_epi8(g2t_6, gfni_mat, 0x1b);
         const __m256i g2s_6 = _mm256_gf2p8affineinv_epi64_epi8(g2a_6, gfni_mat_1, 0xd3);
@@ -5977,8 +6189,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_6 = _mm256_xor_si256(g2l_acc_6, g2lr2_6);
         const __m256i g2x_6 = _mm256_xor_si256(g2x2, g2l_6);
         g2x2 = g2x_6;
+        const __m256i rkw_51 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g3k_acc_6 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_6);
+        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_51);
         const __m256i g3t_6 = _mm256_xor_si256(g3k_6, g3x1);
         const __m256i g3a_6 = _mm256_gf2p8affine_epi64_epi8(g3t_6, gfni_mat, 0x1b);
         const __m256i g3s_6 = _mm256_gf2p8affineinv_epi64_epi8(g3a_6, gfni_mat_1, 0xd3);
@@ -5994,8 +6207,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_6 = _mm256_xor_si256(g3l_acc_6, g3lr2_6);
         const __m256i g3x_6 = _mm256_xor_si256(g3x2, g3l_6);
         g3x2 = g3x_6;
+        const __m256i rkw_52 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g4k_acc_6 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_6);
+        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_52);
         const __m256i g4t_6 = _mm256_xor_si256(g4k_6, g4x1);
         const __m256i g4a_6 = _mm256_gf2p8affine_epi64_epi8(g4t_6, gfni_mat, 0x1b);
         const __m256i g4s_6 = _mm256_gf2p8affineinv_epi64_epi8(g4a_6, gfni_mat_1, 0xd3);
@@ -6011,8 +6225,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_6 = _mm256_xor_si256(g4l_acc_6, g4lr2_6);
         const __m256i g4x_6 = _mm256_xor_si256(g4x2, g4l_6);
         g4x2 = g4x_6;
+        const __m256i rkw_53 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g5k_acc_6 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_6);
+        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_53);
         const __m256i g5t_6 = _mm256_xor_si256(g5k_6, g5x1);
         const __m256i g5a_6 = _mm256_gf2p8affine_epi64_epi8(g5t_6, gfni_mat, 0x1b);
         const __m256i g5s_6 = _mm256_gf2p8affineinv_epi64_epi8(g5a_6, gfni_mat_1, 0xd3);
@@ -6028,8 +6243,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_6 = _mm256_xor_si256(g5l_acc_6, g5lr2_6);
         const __m256i g5x_6 = _mm256_xor_si256(g5x2, g5l_6);
         g5x2 = g5x_6;
+        const __m256i rkw_54 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g6k_acc_6 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_6);
+        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_54);
         const __m256i g6t_6 = _mm256_xor_si256(g6k_6, g6x1);
         const __m256i g6a_6 = _mm256_gf2p8affine_epi64_epi8(g6t_6, gfni_mat, 0x1b);
         const __m256i g6s_6 = _mm256_gf2p8affineinv_epi64_epi8(g6a_6, gfni_mat_1, 0xd3);
@@ -6045,8 +6261,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_6 = _mm256_xor_si256(g6l_acc_6, g6lr2_6);
         const __m256i g6x_6 = _mm256_xor_si256(g6x2, g6l_6);
         g6x2 = g6x_6;
+        const __m256i rkw_55 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g7k_acc_6 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_6);
+        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_55);
         const __m256i g7t_6 = _mm256_xor_si256(g7k_6, g7x1);
         const __m256i g7a_6 = _mm256_gf2p8affine_epi64_epi8(g7t_6, gfni_mat, 0x1b);
         const __m256i g7s_6 = _mm256_gf2p8affineinv_epi64_epi8(g7a_6, gfni_mat_1, 0xd3);
@@ -6064,9 +6281,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         g7x2 = g7x_6;
 
         /* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
+        const __m256i rkw_56 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g0k_acc_7 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_7);
+        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_56);
         const __m256i g0t_7 = _mm256_xor_si256(g0k_7, g0x2);
         const __m256i g0a_7 = _mm256_gf2p8affine_epi64_epi8(g0t_7, gfni_mat, 0x1b);
         const __m256i g0s_7 = _mm256_gf2p8affineinv_epi64_epi8(g0a_7, gfni_mat_1, 0xd3);
@@ -6082,8 +6299,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g0l_7 = _mm256_xor_si256(g0l_acc_7, g0lr2_7);
         const __m256i g0x_7 = _mm256_xor_si256(g0x3, g0l_7);
         g0x3 = g0x_7;
+        const __m256i rkw_57 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g1k_acc_7 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_7);
+        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_57);
         const __m256i g1t_7 = _mm256_xor_si256(g1k_7, g1x2);
         const __m256i g1a_7 = _mm256_gf2p8affine_epi64_epi8(g1t_7, gfni_mat, 0x1b);
         const __m256i g1s_7 = _mm256_gf2p8affineinv_epi64_epi8(g1a_7, gfni_mat_1, 0xd3);
@@ -6099,8 +6317,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g1l_7 = _mm256_xor_si256(g1l_acc_7, g1lr2_7);
         const __m256i g1x_7 = _mm256_xor_si256(g1x3, g1l_7);
         g1x3 = g1x_7;
+        const __m256i rkw_58 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g2k_acc_7 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_7);
+        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_58);
         const __m256i g2t_7 = _mm256_xor_si256(g2k_7, g2x2);
         const __m256i g2a_7 = _mm256_gf2p8affine_epi64_epi8(g2t_7, gfni_mat, 0x1b);
         const __m256i g2s_7 = _mm256_gf2p8affineinv_epi64_epi8(g2a_7, gfni_mat_1, 0xd3);
@@ -6116,8 +6335,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g2l_7 = _mm256_xor_si256(g2l_acc_7, g2lr2_7);
         const __m256i g2x_7 = _mm256_xor_si256(g2x3, g2l_7);
         g2x3 = g2x_7;
+        const __m256i rkw_59 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g3k_acc_7 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_7);
+        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_59);
         const __m256i g3t_7 = _mm256_xor_si256(g3k_7, g3x2);
         const __m256i g3a_7 = _mm256_gf2p8affine_epi64_epi8(g3t_7, gfni_mat, 0x1b);
         const __m256i g3s_7 = _mm256_gf2p8affineinv_epi64_epi8(g3a_7, gfni_mat_1, 0xd3);
@@ -6133,8 +6353,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g3l_7 = _mm256_xor_si256(g3l_acc_7, g3lr2_7);
         const __m256i g3x_7 = _mm256_xor_si256(g3x3, g3l_7);
         g3x3 = g3x_7;
+        const __m256i rkw_60 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g4k_acc_7 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_7);
+        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_60);
         const __m256i g4t_7 = _mm256_xor_si256(g4k_7, g4x2);
         const __m256i g4a_7 = _mm256_gf2p8affine_epi64_epi8(g4t_7, gfni_mat, 0x1b);
         const __m256i g4s_7 = _mm256_gf2p8affineinv_epi64_epi8(g4a_7, gfni_mat_1, 0xd3);
@@ -6150,8 +6371,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g4l_7 = _mm256_xor_si256(g4l_acc_7, g4lr2_7);
         const __m256i g4x_7 = _mm256_xor_si256(g4x3, g4l_7);
         g4x3 = g4x_7;
+        const __m256i rkw_61 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g5k_acc_7 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_7);
+        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_61);
         const __m256i g5t_7 = _mm256_xor_si256(g5k_7, g5x2);
         const __m256i g5a_7 = _mm256_gf2p8affine_epi64_epi8(g5t_7, gfni_mat, 0x1b);
         const __m256i g5s_7 = _mm256_gf2p8affineinv_epi64_epi8(g5a_7, gfni_mat_1, 0xd3);
@@ -6167,8 +6389,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g5l_7 = _mm256_xor_si256(g5l_acc_7, g5lr2_7);
         const __m256i g5x_7 = _mm256_xor_si256(g5x3, g5l_7);
         g5x3 = g5x_7;
+        const __m256i rkw_62 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g6k_acc_7 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_7);
+        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_62);
         const __m256i g6t_7 = _mm256_xor_si256(g6k_7, g6x2);
         const __m256i g6a_7 = _mm256_gf2p8affine_epi64_epi8(g6t_7, gfni_mat, 0x1b);
         const __m256i g6s_7 = _mm256_gf2p8affineinv_epi64_epi8(g6a_7, gfni_mat_1, 0xd3);
@@ -6184,8 +6407,9 @@ static void sm4_wordslice_avx2_gfni_batch_xts(const uint8_t *rk, const uint8_t *
         const __m256i g6l_7 = _mm256_xor_si256(g6l_acc_7, g6lr2_7);
         const __m256i g6x_7 = _mm256_xor_si256(g6x3, g6l_7);
         g6x3 = g6x_7;
+        const __m256i rkw_63 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g7k_acc_7 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_7);
+        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_63);
         const __m256i g7t_7 = _mm256_xor_si256(g7k_7, g7x2);
         const __m256i g7a_7 = _mm256_gf2p8affine_epi64_epi8(g7t_7, gfni_mat, 0x1b);
         const __m256i g7s_7 = _mm256_gf2p8affineinv_epi64_epi8(g7a_7, gfni_mat_1, 0xd3);
@@ -7422,8 +7646,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l = _mm256_xor_si256(g0l_acc, g0lr2);
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
+        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkw_1);
         const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -7439,8 +7664,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g2k_acc = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw);
+        const __m256i g2k = _mm256_xor_si256(g2k_acc, rkw_2);
         const __m256i g2t = _mm256_xor_si256(g2k, g2x3);
         const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -7456,8 +7682,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
         const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
         g2x0 = g2x;
+        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g3k_acc = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw);
+        const __m256i g3k = _mm256_xor_si256(g3k_acc, rkw_3);
         const __m256i g3t = _mm256_xor_si256(g3k, g3x3);
         const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -7473,8 +7700,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
         const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
         g3x0 = g3x;
+        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g4k_acc = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw);
+        const __m256i g4k = _mm256_xor_si256(g4k_acc, rkw_4);
         const __m256i g4t = _mm256_xor_si256(g4k, g4x3);
         const __m256i g4a = _mm256_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m256i g4s = _mm256_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -7490,8 +7718,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l = _mm256_xor_si256(g4l_acc, g4lr2);
         const __m256i g4x = _mm256_xor_si256(g4x0, g4l);
         g4x0 = g4x;
+        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g5k_acc = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw);
+        const __m256i g5k = _mm256_xor_si256(g5k_acc, rkw_5);
         const __m256i g5t = _mm256_xor_si256(g5k, g5x3);
         const __m256i g5a = _mm256_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m256i g5s = _mm256_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -7507,8 +7736,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l = _mm256_xor_si256(g5l_acc, g5lr2);
         const __m256i g5x = _mm256_xor_si256(g5x0, g5l);
         g5x0 = g5x;
+        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g6k_acc = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw);
+        const __m256i g6k = _mm256_xor_si256(g6k_acc, rkw_6);
         const __m256i g6t = _mm256_xor_si256(g6k, g6x3);
         const __m256i g6a = _mm256_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m256i g6s = _mm256_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -7524,8 +7754,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l = _mm256_xor_si256(g6l_acc, g6lr2);
         const __m256i g6x = _mm256_xor_si256(g6x0, g6l);
         g6x0 = g6x;
+        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r));
         const __m256i g7k_acc = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw);
+        const __m256i g7k = _mm256_xor_si256(g7k_acc, rkw_7);
         const __m256i g7t = _mm256_xor_si256(g7k, g7x3);
         const __m256i g7a = _mm256_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m256i g7s = _mm256_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -7543,9 +7774,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x0 = g7x;
 
         /* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
+        const __m256i rkw_8 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_1);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkw_8);
         const __m256i g0t_1 = _mm256_xor_si256(g0k_1, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -7561,8 +7792,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_1 = _mm256_xor_si256(g0l_acc_1, g0lr2_1);
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
+        const __m256i rkw_9 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_1);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkw_9);
         const __m256i g1t_1 = _mm256_xor_si256(g1k_1, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -7578,8 +7810,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i rkw_10 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g2k_acc_1 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_1);
+        const __m256i g2k_1 = _mm256_xor_si256(g2k_acc_1, rkw_10);
         const __m256i g2t_1 = _mm256_xor_si256(g2k_1, g2x0);
         const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -7595,8 +7828,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
         const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
         g2x1 = g2x_1;
+        const __m256i rkw_11 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g3k_acc_1 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_1);
+        const __m256i g3k_1 = _mm256_xor_si256(g3k_acc_1, rkw_11);
         const __m256i g3t_1 = _mm256_xor_si256(g3k_1, g3x0);
         const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -7612,8 +7846,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
         const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
         g3x1 = g3x_1;
+        const __m256i rkw_12 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g4k_acc_1 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_1);
+        const __m256i g4k_1 = _mm256_xor_si256(g4k_acc_1, rkw_12);
         const __m256i g4t_1 = _mm256_xor_si256(g4k_1, g4x0);
         const __m256i g4a_1 = _mm256_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m256i g4s_1 = _mm256_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -7629,8 +7864,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_1 = _mm256_xor_si256(g4l_acc_1, g4lr2_1);
         const __m256i g4x_1 = _mm256_xor_si256(g4x1, g4l_1);
         g4x1 = g4x_1;
+        const __m256i rkw_13 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g5k_acc_1 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_1);
+        const __m256i g5k_1 = _mm256_xor_si256(g5k_acc_1, rkw_13);
         const __m256i g5t_1 = _mm256_xor_si256(g5k_1, g5x0);
         const __m256i g5a_1 = _mm256_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m256i g5s_1 = _mm256_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -7646,8 +7882,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_1 = _mm256_xor_si256(g5l_acc_1, g5lr2_1);
         const __m256i g5x_1 = _mm256_xor_si256(g5x1, g5l_1);
         g5x1 = g5x_1;
+        const __m256i rkw_14 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g6k_acc_1 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_1);
+        const __m256i g6k_1 = _mm256_xor_si256(g6k_acc_1, rkw_14);
         const __m256i g6t_1 = _mm256_xor_si256(g6k_1, g6x0);
         const __m256i g6a_1 = _mm256_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m256i g6s_1 = _mm256_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -7663,8 +7900,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_1 = _mm256_xor_si256(g6l_acc_1, g6lr2_1);
         const __m256i g6x_1 = _mm256_xor_si256(g6x1, g6l_1);
         g6x1 = g6x_1;
+        const __m256i rkw_15 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 4));
         const __m256i g7k_acc_1 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_1);
+        const __m256i g7k_1 = _mm256_xor_si256(g7k_acc_1, rkw_15);
         const __m256i g7t_1 = _mm256_xor_si256(g7k_1, g7x0);
         const __m256i g7a_1 = _mm256_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m256i g7s_1 = _mm256_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -7682,9 +7920,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x1 = g7x_1;
 
         /* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
+        const __m256i rkw_16 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_2);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkw_16);
         const __m256i g0t_2 = _mm256_xor_si256(g0k_2, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -7700,8 +7938,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_2 = _mm256_xor_si256(g0l_acc_2, g0lr2_2);
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
+        const __m256i rkw_17 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_2);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkw_17);
         const __m256i g1t_2 = _mm256_xor_si256(g1k_2, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -7717,8 +7956,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i rkw_18 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g2k_acc_2 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_2);
+        const __m256i g2k_2 = _mm256_xor_si256(g2k_acc_2, rkw_18);
         const __m256i g2t_2 = _mm256_xor_si256(g2k_2, g2x1);
         const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -7734,8 +7974,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
         const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
         g2x2 = g2x_2;
+        const __m256i rkw_19 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g3k_acc_2 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_2);
+        const __m256i g3k_2 = _mm256_xor_si256(g3k_acc_2, rkw_19);
         const __m256i g3t_2 = _mm256_xor_si256(g3k_2, g3x1);
         const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -7751,8 +7992,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
         const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
         g3x2 = g3x_2;
+        const __m256i rkw_20 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g4k_acc_2 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_2);
+        const __m256i g4k_2 = _mm256_xor_si256(g4k_acc_2, rkw_20);
         const __m256i g4t_2 = _mm256_xor_si256(g4k_2, g4x1);
         const __m256i g4a_2 = _mm256_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m256i g4s_2 = _mm256_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -7768,8 +8010,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_2 = _mm256_xor_si256(g4l_acc_2, g4lr2_2);
         const __m256i g4x_2 = _mm256_xor_si256(g4x2, g4l_2);
         g4x2 = g4x_2;
+        const __m256i rkw_21 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g5k_acc_2 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_2);
+        const __m256i g5k_2 = _mm256_xor_si256(g5k_acc_2, rkw_21);
         const __m256i g5t_2 = _mm256_xor_si256(g5k_2, g5x1);
         const __m256i g5a_2 = _mm256_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m256i g5s_2 = _mm256_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -7785,8 +8028,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_2 = _mm256_xor_si256(g5l_acc_2, g5lr2_2);
         const __m256i g5x_2 = _mm256_xor_si256(g5x2, g5l_2);
         g5x2 = g5x_2;
+        const __m256i rkw_22 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g6k_acc_2 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_2);
+        const __m256i g6k_2 = _mm256_xor_si256(g6k_acc_2, rkw_22);
         const __m256i g6t_2 = _mm256_xor_si256(g6k_2, g6x1);
         const __m256i g6a_2 = _mm256_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m256i g6s_2 = _mm256_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -7802,8 +8046,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_2 = _mm256_xor_si256(g6l_acc_2, g6lr2_2);
         const __m256i g6x_2 = _mm256_xor_si256(g6x2, g6l_2);
         g6x2 = g6x_2;
+        const __m256i rkw_23 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 8));
         const __m256i g7k_acc_2 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_2);
+        const __m256i g7k_2 = _mm256_xor_si256(g7k_acc_2, rkw_23);
         const __m256i g7t_2 = _mm256_xor_si256(g7k_2, g7x1);
         const __m256i g7a_2 = _mm256_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m256i g7s_2 = _mm256_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -7821,9 +8066,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x2 = g7x_2;
 
         /* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
+        const __m256i rkw_24 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_3);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkw_24);
         const __m256i g0t_3 = _mm256_xor_si256(g0k_3, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -7839,8 +8084,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_3 = _mm256_xor_si256(g0l_acc_3, g0lr2_3);
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
+        const __m256i rkw_25 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_3);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkw_25);
         const __m256i g1t_3 = _mm256_xor_si256(g1k_3, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -7856,8 +8102,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i rkw_26 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g2k_acc_3 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_3);
+        const __m256i g2k_3 = _mm256_xor_si256(g2k_acc_3, rkw_26);
         const __m256i g2t_3 = _mm256_xor_si256(g2k_3, g2x2);
         const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -7873,8 +8120,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
         const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
         g2x3 = g2x_3;
+        const __m256i rkw_27 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g3k_acc_3 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_3);
+        const __m256i g3k_3 = _mm256_xor_si256(g3k_acc_3, rkw_27);
         const __m256i g3t_3 = _mm256_xor_si256(g3k_3, g3x2);
         const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -7890,8 +8138,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
         const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
         g3x3 = g3x_3;
+        const __m256i rkw_28 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g4k_acc_3 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_3);
+        const __m256i g4k_3 = _mm256_xor_si256(g4k_acc_3, rkw_28);
         const __m256i g4t_3 = _mm256_xor_si256(g4k_3, g4x2);
         const __m256i g4a_3 = _mm256_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m256i g4s_3 = _mm256_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -7907,8 +8156,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_3 = _mm256_xor_si256(g4l_acc_3, g4lr2_3);
         const __m256i g4x_3 = _mm256_xor_si256(g4x3, g4l_3);
         g4x3 = g4x_3;
+        const __m256i rkw_29 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g5k_acc_3 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_3);
+        const __m256i g5k_3 = _mm256_xor_si256(g5k_acc_3, rkw_29);
         const __m256i g5t_3 = _mm256_xor_si256(g5k_3, g5x2);
         const __m256i g5a_3 = _mm256_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m256i g5s_3 = _mm256_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -7924,8 +8174,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_3 = _mm256_xor_si256(g5l_acc_3, g5lr2_3);
         const __m256i g5x_3 = _mm256_xor_si256(g5x3, g5l_3);
         g5x3 = g5x_3;
+        const __m256i rkw_30 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g6k_acc_3 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_3);
+        const __m256i g6k_3 = _mm256_xor_si256(g6k_acc_3, rkw_30);
         const __m256i g6t_3 = _mm256_xor_si256(g6k_3, g6x2);
         const __m256i g6a_3 = _mm256_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m256i g6s_3 = _mm256_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -7941,8 +8192,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_3 = _mm256_xor_si256(g6l_acc_3, g6lr2_3);
         const __m256i g6x_3 = _mm256_xor_si256(g6x3, g6l_3);
         g6x3 = g6x_3;
+        const __m256i rkw_31 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 12));
         const __m256i g7k_acc_3 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_3);
+        const __m256i g7k_3 = _mm256_xor_si256(g7k_acc_3, rkw_31);
         const __m256i g7t_3 = _mm256_xor_si256(g7k_3, g7x2);
         const __m256i g7a_3 = _mm256_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m256i g7s_3 = _mm256_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -7960,9 +8212,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x3 = g7x_3;
 
         /* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-        const __m256i rkw_4 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
+        const __m256i rkw_32 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g0k_acc_4 = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_4);
+        const __m256i g0k_4 = _mm256_xor_si256(g0k_acc_4, rkw_32);
         const __m256i g0t_4 = _mm256_xor_si256(g0k_4, g0x3);
         const __m256i g0a_4 = _mm256_gf2p8affine_epi64_epi8(g0t_4, gfni_mat, 0x1b);
         const __m256i g0s_4 = _mm256_gf2p8affineinv_epi64_epi8(g0a_4, gfni_mat_1, 0xd3);
@@ -7978,8 +8230,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_4 = _mm256_xor_si256(g0l_acc_4, g0lr2_4);
         const __m256i g0x_4 = _mm256_xor_si256(g0x0, g0l_4);
         g0x0 = g0x_4;
+        const __m256i rkw_33 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g1k_acc_4 = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_4);
+        const __m256i g1k_4 = _mm256_xor_si256(g1k_acc_4, rkw_33);
         const __m256i g1t_4 = _mm256_xor_si256(g1k_4, g1x3);
         const __m256i g1a_4 = _mm256_gf2p8affine_epi64_epi8(g1t_4, gfni_mat, 0x1b);
         const __m256i g1s_4 = _mm256_gf2p8affineinv_epi64_epi8(g1a_4, gfni_mat_1, 0xd3);
@@ -7995,8 +8248,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_4 = _mm256_xor_si256(g1l_acc_4, g1lr2_4);
         const __m256i g1x_4 = _mm256_xor_si256(g1x0, g1l_4);
         g1x0 = g1x_4;
+        const __m256i rkw_34 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g2k_acc_4 = _mm256_xor_si256(g2x1, g2x2);
-        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_4);
+        const __m256i g2k_4 = _mm256_xor_si256(g2k_acc_4, rkw_34);
         const __m256i g2t_4 = _mm256_xor_si256(g2k_4, g2x3);
         const __m256i g2a_4 = _mm256_gf2p8affine_epi64_epi8(g2t_4, gfni_mat, 0x1b);
         const __m256i g2s_4 = _mm256_gf2p8affineinv_epi64_epi8(g2a_4, gfni_mat_1, 0xd3);
@@ -8012,8 +8266,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_4 = _mm256_xor_si256(g2l_acc_4, g2lr2_4);
         const __m256i g2x_4 = _mm256_xor_si256(g2x0, g2l_4);
         g2x0 = g2x_4;
+        const __m256i rkw_35 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g3k_acc_4 = _mm256_xor_si256(g3x1, g3x2);
-        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_4);
+        const __m256i g3k_4 = _mm256_xor_si256(g3k_acc_4, rkw_35);
         const __m256i g3t_4 = _mm256_xor_si256(g3k_4, g3x3);
         const __m256i g3a_4 = _mm256_gf2p8affine_epi64_epi8(g3t_4, gfni_mat, 0x1b);
         const __m256i g3s_4 = _mm256_gf2p8affineinv_epi64_epi8(g3a_4, gfni_mat_1, 0xd3);
@@ -8029,8 +8284,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_4 = _mm256_xor_si256(g3l_acc_4, g3lr2_4);
         const __m256i g3x_4 = _mm256_xor_si256(g3x0, g3l_4);
         g3x0 = g3x_4;
+        const __m256i rkw_36 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g4k_acc_4 = _mm256_xor_si256(g4x1, g4x2);
-        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_4);
+        const __m256i g4k_4 = _mm256_xor_si256(g4k_acc_4, rkw_36);
         const __m256i g4t_4 = _mm256_xor_si256(g4k_4, g4x3);
         const __m256i g4a_4 = _mm256_gf2p8affine_epi64_epi8(g4t_4, gfni_mat, 0x1b);
         const __m256i g4s_4 = _mm256_gf2p8affineinv_epi64_epi8(g4a_4, gfni_mat_1, 0xd3);
@@ -8046,8 +8302,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_4 = _mm256_xor_si256(g4l_acc_4, g4lr2_4);
         const __m256i g4x_4 = _mm256_xor_si256(g4x0, g4l_4);
         g4x0 = g4x_4;
+        const __m256i rkw_37 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g5k_acc_4 = _mm256_xor_si256(g5x1, g5x2);
-        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_4);
+        const __m256i g5k_4 = _mm256_xor_si256(g5k_acc_4, rkw_37);
         const __m256i g5t_4 = _mm256_xor_si256(g5k_4, g5x3);
         const __m256i g5a_4 = _mm256_gf2p8affine_epi64_epi8(g5t_4, gfni_mat, 0x1b);
         const __m256i g5s_4 = _mm256_gf2p8affineinv_epi64_epi8(g5a_4, gfni_mat_1, 0xd3);
@@ -8063,8 +8320,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_4 = _mm256_xor_si256(g5l_acc_4, g5lr2_4);
         const __m256i g5x_4 = _mm256_xor_si256(g5x0, g5l_4);
         g5x0 = g5x_4;
+        const __m256i rkw_38 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g6k_acc_4 = _mm256_xor_si256(g6x1, g6x2);
-        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_4);
+        const __m256i g6k_4 = _mm256_xor_si256(g6k_acc_4, rkw_38);
         const __m256i g6t_4 = _mm256_xor_si256(g6k_4, g6x3);
         const __m256i g6a_4 = _mm256_gf2p8affine_epi64_epi8(g6t_4, gfni_mat, 0x1b);
         const __m256i g6s_4 = _mm256_gf2p8affineinv_epi64_epi8(g6a_4, gfni_mat_1, 0xd3);
@@ -8080,8 +8338,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_4 = _mm256_xor_si256(g6l_acc_4, g6lr2_4);
         const __m256i g6x_4 = _mm256_xor_si256(g6x0, g6l_4);
         g6x0 = g6x_4;
+        const __m256i rkw_39 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 16));
         const __m256i g7k_acc_4 = _mm256_xor_si256(g7x1, g7x2);
-        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_4);
+        const __m256i g7k_4 = _mm256_xor_si256(g7k_acc_4, rkw_39);
         const __m256i g7t_4 = _mm256_xor_si256(g7k_4, g7x3);
         const __m256i g7a_4 = _mm256_gf2p8affine_epi64_epi8(g7t_4, gfni_mat, 0x1b);
         const __m256i g7s_4 = _mm256_gf2p8affineinv_epi64_epi8(g7a_4, gfni_mat_1, 0xd3);
@@ -8099,9 +8358,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x0 = g7x_4;
 
         /* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-        const __m256i rkw_5 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
+        const __m256i rkw_40 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g0k_acc_5 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_5);
+        const __m256i g0k_5 = _mm256_xor_si256(g0k_acc_5, rkw_40);
         const __m256i g0t_5 = _mm256_xor_si256(g0k_5, g0x0);
         const __m256i g0a_5 = _mm256_gf2p8affine_epi64_epi8(g0t_5, gfni_mat, 0x1b);
         const __m256i g0s_5 = _mm256_gf2p8affineinv_epi64_epi8(g0a_5, gfni_mat_1, 0xd3);
@@ -8117,8 +8376,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_5 = _mm256_xor_si256(g0l_acc_5, g0lr2_5);
         const __m256i g0x_5 = _mm256_xor_si256(g0x1, g0l_5);
         g0x1 = g0x_5;
+        const __m256i rkw_41 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g1k_acc_5 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_5);
+        const __m256i g1k_5 = _mm256_xor_si256(g1k_acc_5, rkw_41);
         const __m256i g1t_5 = _mm256_xor_si256(g1k_5, g1x0);
         const __m256i g1a_5 = _mm256_gf2p8affine_epi64_epi8(g1t_5, gfni_mat, 0x1b);
         const __m256i g1s_5 = _mm256_gf2p8affineinv_epi64_epi8(g1a_5, gfni_mat_1, 0xd3);
@@ -8134,8 +8394,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_5 = _mm256_xor_si256(g1l_acc_5, g1lr2_5);
         const __m256i g1x_5 = _mm256_xor_si256(g1x1, g1l_5);
         g1x1 = g1x_5;
+        const __m256i rkw_42 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g2k_acc_5 = _mm256_xor_si256(g2x2, g2x3);
-        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_5);
+        const __m256i g2k_5 = _mm256_xor_si256(g2k_acc_5, rkw_42);
         const __m256i g2t_5 = _mm256_xor_si256(g2k_5, g2x0);
         const __m256i g2a_5 = _mm256_gf2p8affine_epi64_epi8(g2t_5, gfni_mat, 0x1b);
         const __m256i g2s_5 = _mm256_gf2p8affineinv_epi64_epi8(g2a_5, gfni_mat_1, 0xd3);
@@ -8151,8 +8412,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_5 = _mm256_xor_si256(g2l_acc_5, g2lr2_5);
         const __m256i g2x_5 = _mm256_xor_si256(g2x1, g2l_5);
         g2x1 = g2x_5;
+        const __m256i rkw_43 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g3k_acc_5 = _mm256_xor_si256(g3x2, g3x3);
-        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_5);
+        const __m256i g3k_5 = _mm256_xor_si256(g3k_acc_5, rkw_43);
         const __m256i g3t_5 = _mm256_xor_si256(g3k_5, g3x0);
         const __m256i g3a_5 = _mm256_gf2p8affine_epi64_epi8(g3t_5, gfni_mat, 0x1b);
         const __m256i g3s_5 = _mm256_gf2p8affineinv_epi64_epi8(g3a_5, gfni_mat_1, 0xd3);
@@ -8168,8 +8430,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_5 = _mm256_xor_si256(g3l_acc_5, g3lr2_5);
         const __m256i g3x_5 = _mm256_xor_si256(g3x1, g3l_5);
         g3x1 = g3x_5;
+        const __m256i rkw_44 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g4k_acc_5 = _mm256_xor_si256(g4x2, g4x3);
-        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_5);
+        const __m256i g4k_5 = _mm256_xor_si256(g4k_acc_5, rkw_44);
         const __m256i g4t_5 = _mm256_xor_si256(g4k_5, g4x0);
         const __m256i g4a_5 = _mm256_gf2p8affine_epi64_epi8(g4t_5, gfni_mat, 0x1b);
         const __m256i g4s_5 = _mm256_gf2p8affineinv_epi64_epi8(g4a_5, gfni_mat_1, 0xd3);
@@ -8185,8 +8448,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_5 = _mm256_xor_si256(g4l_acc_5, g4lr2_5);
         const __m256i g4x_5 = _mm256_xor_si256(g4x1, g4l_5);
         g4x1 = g4x_5;
+        const __m256i rkw_45 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g5k_acc_5 = _mm256_xor_si256(g5x2, g5x3);
-        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_5);
+        const __m256i g5k_5 = _mm256_xor_si256(g5k_acc_5, rkw_45);
         const __m256i g5t_5 = _mm256_xor_si256(g5k_5, g5x0);
         const __m256i g5a_5 = _mm256_gf2p8affine_epi64_epi8(g5t_5, gfni_mat, 0x1b);
         const __m256i g5s_5 = _mm256_gf2p8affineinv_epi64_epi8(g5a_5, gfni_mat_1, 0xd3);
@@ -8202,8 +8466,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_5 = _mm256_xor_si256(g5l_acc_5, g5lr2_5);
         const __m256i g5x_5 = _mm256_xor_si256(g5x1, g5l_5);
         g5x1 = g5x_5;
+        const __m256i rkw_46 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g6k_acc_5 = _mm256_xor_si256(g6x2, g6x3);
-        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_5);
+        const __m256i g6k_5 = _mm256_xor_si256(g6k_acc_5, rkw_46);
         const __m256i g6t_5 = _mm256_xor_si256(g6k_5, g6x0);
         const __m256i g6a_5 = _mm256_gf2p8affine_epi64_epi8(g6t_5, gfni_mat, 0x1b);
         const __m256i g6s_5 = _mm256_gf2p8affineinv_epi64_epi8(g6a_5, gfni_mat_1, 0xd3);
@@ -8219,8 +8484,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_5 = _mm256_xor_si256(g6l_acc_5, g6lr2_5);
         const __m256i g6x_5 = _mm256_xor_si256(g6x1, g6l_5);
         g6x1 = g6x_5;
+        const __m256i rkw_47 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 20));
         const __m256i g7k_acc_5 = _mm256_xor_si256(g7x2, g7x3);
-        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_5);
+        const __m256i g7k_5 = _mm256_xor_si256(g7k_acc_5, rkw_47);
         const __m256i g7t_5 = _mm256_xor_si256(g7k_5, g7x0);
         const __m256i g7a_5 = _mm256_gf2p8affine_epi64_epi8(g7t_5, gfni_mat, 0x1b);
         const __m256i g7s_5 = _mm256_gf2p8affineinv_epi64_epi8(g7a_5, gfni_mat_1, 0xd3);
@@ -8238,9 +8504,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x1 = g7x_5;
 
         /* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-        const __m256i rkw_6 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
+        const __m256i rkw_48 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g0k_acc_6 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_6);
+        const __m256i g0k_6 = _mm256_xor_si256(g0k_acc_6, rkw_48);
         const __m256i g0t_6 = _mm256_xor_si256(g0k_6, g0x1);
         const __m256i g0a_6 = _mm256_gf2p8affine_epi64_epi8(g0t_6, gfni_mat, 0x1b);
         const __m256i g0s_6 = _mm256_gf2p8affineinv_epi64_epi8(g0a_6, gfni_mat_1, 0xd3);
@@ -8256,8 +8522,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_6 = _mm256_xor_si256(g0l_acc_6, g0lr2_6);
         const __m256i g0x_6 = _mm256_xor_si256(g0x2, g0l_6);
         g0x2 = g0x_6;
+        const __m256i rkw_49 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g1k_acc_6 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_6);
+        const __m256i g1k_6 = _mm256_xor_si256(g1k_acc_6, rkw_49);
         const __m256i g1t_6 = _mm256_xor_si256(g1k_6, g1x1);
         const __m256i g1a_6 = _mm256_gf2p8affine_epi64_epi8(g1t_6, gfni_mat, 0x1b);
         const __m256i g1s_6 = _mm256_gf2p8affineinv_epi64_epi8(g1a_6, gfni_mat_1, 0xd3);
@@ -8273,8 +8540,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_6 = _mm256_xor_si256(g1l_acc_6, g1lr2_6);
         const __m256i g1x_6 = _mm256_xor_si256(g1x2, g1l_6);
         g1x2 = g1x_6;
+        const __m256i rkw_50 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g2k_acc_6 = _mm256_xor_si256(g2x3, g2x0);
-        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_6);
+        const __m256i g2k_6 = _mm256_xor_si256(g2k_acc_6, rkw_50);
         const __m256i g2t_6 = _mm256_xor_si256(g2k_6, g2x1);
         const __m256i g2a_6 = _mm256_gf2p8affine_epi64_epi8(g2t_6, gfni_mat, 0x1b);
         const __m256i g2s_6 = _mm256_gf2p8affineinv_epi64_epi8(g2a_6, gfni_mat_1, 0xd3);
@@ -8290,8 +8558,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_6 = _mm256_xor_si256(g2l_acc_6, g2lr2_6);
         const __m256i g2x_6 = _mm256_xor_si256(g2x2, g2l_6);
         g2x2 = g2x_6;
+        const __m256i rkw_51 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g3k_acc_6 = _mm256_xor_si256(g3x3, g3x0);
-        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_6);
+        const __m256i g3k_6 = _mm256_xor_si256(g3k_acc_6, rkw_51);
         const __m256i g3t_6 = _mm256_xor_si256(g3k_6, g3x1);
         const __m256i g3a_6 = _mm256_gf2p8affine_epi64_epi8(g3t_6, gfni_mat, 0x1b);
         const __m256i g3s_6 = _mm256_gf2p8affineinv_epi64_epi8(g3a_6, gfni_mat_1, 0xd3);
@@ -8307,8 +8576,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_6 = _mm256_xor_si256(g3l_acc_6, g3lr2_6);
         const __m256i g3x_6 = _mm256_xor_si256(g3x2, g3l_6);
         g3x2 = g3x_6;
+        const __m256i rkw_52 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g4k_acc_6 = _mm256_xor_si256(g4x3, g4x0);
-        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_6);
+        const __m256i g4k_6 = _mm256_xor_si256(g4k_acc_6, rkw_52);
         const __m256i g4t_6 = _mm256_xor_si256(g4k_6, g4x1);
         const __m256i g4a_6 = _mm256_gf2p8affine_epi64_epi8(g4t_6, gfni_mat, 0x1b);
         const __m256i g4s_6 = _mm256_gf2p8affineinv_epi64_epi8(g4a_6, gfni_mat_1, 0xd3);
@@ -8324,8 +8594,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_6 = _mm256_xor_si256(g4l_acc_6, g4lr2_6);
         const __m256i g4x_6 = _mm256_xor_si256(g4x2, g4l_6);
         g4x2 = g4x_6;
+        const __m256i rkw_53 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g5k_acc_6 = _mm256_xor_si256(g5x3, g5x0);
-        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_6);
+        const __m256i g5k_6 = _mm256_xor_si256(g5k_acc_6, rkw_53);
         const __m256i g5t_6 = _mm256_xor_si256(g5k_6, g5x1);
         const __m256i g5a_6 = _mm256_gf2p8affine_epi64_epi8(g5t_6, gfni_mat, 0x1b);
         const __m256i g5s_6 = _mm256_gf2p8affineinv_epi64_epi8(g5a_6, gfni_mat_1, 0xd3);
@@ -8341,8 +8612,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_6 = _mm256_xor_si256(g5l_acc_6, g5lr2_6);
         const __m256i g5x_6 = _mm256_xor_si256(g5x2, g5l_6);
         g5x2 = g5x_6;
+        const __m256i rkw_54 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g6k_acc_6 = _mm256_xor_si256(g6x3, g6x0);
-        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_6);
+        const __m256i g6k_6 = _mm256_xor_si256(g6k_acc_6, rkw_54);
         const __m256i g6t_6 = _mm256_xor_si256(g6k_6, g6x1);
         const __m256i g6a_6 = _mm256_gf2p8affine_epi64_epi8(g6t_6, gfni_mat, 0x1b);
         const __m256i g6s_6 = _mm256_gf2p8affineinv_epi64_epi8(g6a_6, gfni_mat_1, 0xd3);
@@ -8358,8 +8630,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_6 = _mm256_xor_si256(g6l_acc_6, g6lr2_6);
         const __m256i g6x_6 = _mm256_xor_si256(g6x2, g6l_6);
         g6x2 = g6x_6;
+        const __m256i rkw_55 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 24));
         const __m256i g7k_acc_6 = _mm256_xor_si256(g7x3, g7x0);
-        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_6);
+        const __m256i g7k_6 = _mm256_xor_si256(g7k_acc_6, rkw_55);
         const __m256i g7t_6 = _mm256_xor_si256(g7k_6, g7x1);
         const __m256i g7a_6 = _mm256_gf2p8affine_epi64_epi8(g7t_6, gfni_mat, 0x1b);
         const __m256i g7s_6 = _mm256_gf2p8affineinv_epi64_epi8(g7a_6, gfni_mat_1, 0xd3);
@@ -8377,9 +8650,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         g7x2 = g7x_6;
 
         /* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-        const __m256i rkw_7 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
+        const __m256i rkw_56 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g0k_acc_7 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_7);
+        const __m256i g0k_7 = _mm256_xor_si256(g0k_acc_7, rkw_56);
         const __m256i g0t_7 = _mm256_xor_si256(g0k_7, g0x2);
         const __m256i g0a_7 = _mm256_gf2p8affine_epi64_epi8(g0t_7, gfni_mat, 0x1b);
         const __m256i g0s_7 = _mm256_gf2p8affineinv_epi64_epi8(g0a_7, gfni_mat_1, 0xd3);
@@ -8395,8 +8668,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g0l_7 = _mm256_xor_si256(g0l_acc_7, g0lr2_7);
         const __m256i g0x_7 = _mm256_xor_si256(g0x3, g0l_7);
         g0x3 = g0x_7;
+        const __m256i rkw_57 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g1k_acc_7 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_7);
+        const __m256i g1k_7 = _mm256_xor_si256(g1k_acc_7, rkw_57);
         const __m256i g1t_7 = _mm256_xor_si256(g1k_7, g1x2);
         const __m256i g1a_7 = _mm256_gf2p8affine_epi64_epi8(g1t_7, gfni_mat, 0x1b);
         const __m256i g1s_7 = _mm256_gf2p8affineinv_epi64_epi8(g1a_7, gfni_mat_1, 0xd3);
@@ -8412,8 +8686,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g1l_7 = _mm256_xor_si256(g1l_acc_7, g1lr2_7);
         const __m256i g1x_7 = _mm256_xor_si256(g1x3, g1l_7);
         g1x3 = g1x_7;
+        const __m256i rkw_58 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g2k_acc_7 = _mm256_xor_si256(g2x0, g2x1);
-        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_7);
+        const __m256i g2k_7 = _mm256_xor_si256(g2k_acc_7, rkw_58);
         const __m256i g2t_7 = _mm256_xor_si256(g2k_7, g2x2);
         const __m256i g2a_7 = _mm256_gf2p8affine_epi64_epi8(g2t_7, gfni_mat, 0x1b);
         const __m256i g2s_7 = _mm256_gf2p8affineinv_epi64_epi8(g2a_7, gfni_mat_1, 0xd3);
@@ -8429,8 +8704,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g2l_7 = _mm256_xor_si256(g2l_acc_7, g2lr2_7);
         const __m256i g2x_7 = _mm256_xor_si256(g2x3, g2l_7);
         g2x3 = g2x_7;
+        const __m256i rkw_59 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g3k_acc_7 = _mm256_xor_si256(g3x0, g3x1);
-        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_7);
+        const __m256i g3k_7 = _mm256_xor_si256(g3k_acc_7, rkw_59);
         const __m256i g3t_7 = _mm256_xor_si256(g3k_7, g3x2);
         const __m256i g3a_7 = _mm256_gf2p8affine_epi64_epi8(g3t_7, gfni_mat, 0x1b);
         const __m256i g3s_7 = _mm256_gf2p8affineinv_epi64_epi8(g3a_7, gfni_mat_1, 0xd3);
@@ -8446,8 +8722,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g3l_7 = _mm256_xor_si256(g3l_acc_7, g3lr2_7);
         const __m256i g3x_7 = _mm256_xor_si256(g3x3, g3l_7);
         g3x3 = g3x_7;
+        const __m256i rkw_60 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g4k_acc_7 = _mm256_xor_si256(g4x0, g4x1);
-        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_7);
+        const __m256i g4k_7 = _mm256_xor_si256(g4k_acc_7, rkw_60);
         const __m256i g4t_7 = _mm256_xor_si256(g4k_7, g4x2);
         const __m256i g4a_7 = _mm256_gf2p8affine_epi64_epi8(g4t_7, gfni_mat, 0x1b);
         const __m256i g4s_7 = _mm256_gf2p8affineinv_epi64_epi8(g4a_7, gfni_mat_1, 0xd3);
@@ -8463,8 +8740,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g4l_7 = _mm256_xor_si256(g4l_acc_7, g4lr2_7);
         const __m256i g4x_7 = _mm256_xor_si256(g4x3, g4l_7);
         g4x3 = g4x_7;
+        const __m256i rkw_61 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g5k_acc_7 = _mm256_xor_si256(g5x0, g5x1);
-        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_7);
+        const __m256i g5k_7 = _mm256_xor_si256(g5k_acc_7, rkw_61);
         const __m256i g5t_7 = _mm256_xor_si256(g5k_7, g5x2);
         const __m256i g5a_7 = _mm256_gf2p8affine_epi64_epi8(g5t_7, gfni_mat, 0x1b);
         const __m256i g5s_7 = _mm256_gf2p8affineinv_epi64_epi8(g5a_7, gfni_mat_1, 0xd3);
@@ -8480,8 +8758,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g5l_7 = _mm256_xor_si256(g5l_acc_7, g5lr2_7);
         const __m256i g5x_7 = _mm256_xor_si256(g5x3, g5l_7);
         g5x3 = g5x_7;
+        const __m256i rkw_62 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g6k_acc_7 = _mm256_xor_si256(g6x0, g6x1);
-        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_7);
+        const __m256i g6k_7 = _mm256_xor_si256(g6k_acc_7, rkw_62);
         const __m256i g6t_7 = _mm256_xor_si256(g6k_7, g6x2);
         const __m256i g6a_7 = _mm256_gf2p8affine_epi64_epi8(g6t_7, gfni_mat, 0x1b);
         const __m256i g6s_7 = _mm256_gf2p8affineinv_epi64_epi8(g6a_7, gfni_mat_1, 0xd3);
@@ -8497,8 +8776,9 @@ static void sm4_wordslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
         const __m256i g6l_7 = _mm256_xor_si256(g6l_acc_7, g6lr2_7);
         const __m256i g6x_7 = _mm256_xor_si256(g6x3, g6l_7);
         g6x3 = g6x_7;
+        const __m256i rkw_63 = _mm256_set1_epi32(kc_load32(rk + 32 * r + 28));
         const __m256i g7k_acc_7 = _mm256_xor_si256(g7x0, g7x1);
-        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_7);
+        const __m256i g7k_7 = _mm256_xor_si256(g7k_acc_7, rkw_63);
         const __m256i g7t_7 = _mm256_xor_si256(g7k_7, g7x2);
         const __m256i g7a_7 = _mm256_gf2p8affine_epi64_epi8(g7t_7, gfni_mat, 0x1b);
         const __m256i g7s_7 = _mm256_gf2p8affineinv_epi64_epi8(g7a_7, gfni_mat_1, 0xd3);
@@ -8869,6 +9149,315 @@ static void sm4_wordslice_avx2_gfni_one_block(const uint8_t *rk, const uint8_t *
     const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
     _mm_storeu_si128((void *)(out), outbe);
 }
+
+/* The multi-key form's CBC step: 16 blocks, block j of stream j under its own
+ * round keys, out = E_j(in ^ src) (gen/emit/sm4_files.py multi_key_program through
+ * xor_into_loads; src the streams' chaining values).  Round r's keys are 16 words,
+ * word p the key of stream sm4_wordslice_avx2_gfni_multi_key_order[p] (the registers' order). */
+static void sm4_wordslice_avx2_gfni_batch_multi(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m256i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m256i bswap32 = kc_bcast16_256(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m256i gfni_mat_1 = kc_bcast16_256(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+
+    /* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+    const __m256i raw = _mm256_loadu_si256((const void *)(in));
+    const __m256i tweak = _mm256_loadu_si256((const void *)(src));
+    const __m256i row = _mm256_xor_si256(raw, tweak);
+    const __m256i rowle = _mm256_shuffle_epi8(row, bswap32);
+    const __m256i raw_1 = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i tweak_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i row_1 = _mm256_xor_si256(raw_1, tweak_1);
+    const __m256i rowle_1 = _mm256_shuffle_epi8(row_1, bswap32);
+    const __m256i raw_2 = _mm256_loadu_si256((const void *)(in + 64));
+    const __m256i tweak_2 = _mm256_loadu_si256((const void *)(src + 64));
+    const __m256i row_2 = _mm256_xor_si256(raw_2, tweak_2);
+    const __m256i rowle_2 = _mm256_shuffle_epi8(row_2, bswap32);
+    const __m256i raw_3 = _mm256_loadu_si256((const void *)(in + 96));
+    const __m256i tweak_3 = _mm256_loadu_si256((const void *)(src + 96));
+    const __m256i row_3 = _mm256_xor_si256(raw_3, tweak_3);
+    const __m256i rowle_3 = _mm256_shuffle_epi8(row_3, bswap32);
+    const __m256i tr0 = _mm256_unpacklo_epi32(rowle, rowle_2);
+    const __m256i tr0_1 = _mm256_unpackhi_epi32(rowle, rowle_2);
+    const __m256i tr0_2 = _mm256_unpacklo_epi32(rowle_1, rowle_3);
+    const __m256i tr0_3 = _mm256_unpackhi_epi32(rowle_1, rowle_3);
+    const __m256i tr1 = _mm256_unpacklo_epi32(tr0, tr0_2);
+    const __m256i tr1_1 = _mm256_unpackhi_epi32(tr0, tr0_2);
+    const __m256i tr1_2 = _mm256_unpacklo_epi32(tr0_1, tr0_3);
+    const __m256i tr1_3 = _mm256_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    const __m256i raw_4 = _mm256_loadu_si256((const void *)(in + 128));
+    const __m256i tweak_4 = _mm256_loadu_si256((const void *)(src + 128));
+    const __m256i row_4 = _mm256_xor_si256(raw_4, tweak_4);
+    const __m256i rowle_4 = _mm256_shuffle_epi8(row_4, bswap32);
+    const __m256i raw_5 = _mm256_loadu_si256((const void *)(in + 160));
+    const __m256i tweak_5 = _mm256_loadu_si256((const void *)(src + 160));
+    const __m256i row_5 = _mm256_xor_si256(raw_5, tweak_5);
+    const __m256i rowle_5 = _mm256_shuffle_epi8(row_5, bswap32);
+    const __m256i raw_6 = _mm256_loadu_si256((const void *)(in + 192));
+    const __m256i tweak_6 = _mm256_loadu_si256((const void *)(src + 192));
+    const __m256i row_6 = _mm256_xor_si256(raw_6, tweak_6);
+    const __m256i rowle_6 = _mm256_shuffle_epi8(row_6, bswap32);
+    const __m256i raw_7 = _mm256_loadu_si256((const void *)(in + 224));
+    const __m256i tweak_7 = _mm256_loadu_si256((const void *)(src + 224));
+    const __m256i row_7 = _mm256_xor_si256(raw_7, tweak_7);
+    const __m256i rowle_7 = _mm256_shuffle_epi8(row_7, bswap32);
+    const __m256i tr0_4 = _mm256_unpacklo_epi32(rowle_4, rowle_6);
+    const __m256i tr0_5 = _mm256_unpackhi_epi32(rowle_4, rowle_6);
+    const __m256i tr0_6 = _mm256_unpacklo_epi32(rowle_5, rowle_7);
+    const __m256i tr0_7 = _mm256_unpackhi_epi32(rowle_5, rowle_7);
+    const __m256i tr1_4 = _mm256_unpacklo_epi32(tr0_4, tr0_6);
+    const __m256i tr1_5 = _mm256_unpackhi_epi32(tr0_4, tr0_6);
+    const __m256i tr1_6 = _mm256_unpacklo_epi32(tr0_5, tr0_7);
+    const __m256i tr1_7 = _mm256_unpackhi_epi32(tr0_5, tr0_7);
+    g1x0 = tr1_4;
+    g1x1 = tr1_5;
+    g1x2 = tr1_6;
+    g1x3 = tr1_7;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m256i rkv = _mm256_loadu_si256((const void *)(rk + 256 * r));
+        const __m256i g0k_acc = _mm256_xor_si256(g0x1, g0x2);
+        const __m256i g0k = _mm256_xor_si256(g0k_acc, rkv);
+        const __m256i g0t = _mm256_xor_si256(g0k, g0x3);
+        const __m256i g0a = _mm256_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m256i g0s = _mm256_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m256i g0r2_l = _mm256_slli_epi32(g0s, 2);
+        const __m256i g0r2_r = _mm256_srli_epi32(g0s, 30);
+        const __m256i g0r2 = _mm256_or_si256(g0r2_l, g0r2_r);
+        const __m256i g0r10_l = _mm256_slli_epi32(g0s, 10);
+        const __m256i g0r10_r = _mm256_srli_epi32(g0s, 22);
+        const __m256i g0r10 = _mm256_or_si256(g0r10_l, g0r10_r);
+        const __m256i g0r18_l = _mm256_slli_epi32(g0s, 18);
+        const __m256i g0r18_r = _mm256_srli_epi32(g0s, 14);
+        const __m256i g0r18 = _mm256_or_si256(g0r18_l, g0r18_r);
+        const __m256i g0r24 = _mm256_shuffle_epi8(g0s, rotl24);
+        const __m256i g0n_acc = _mm256_xor_si256(g0x0, g0s);
+        const __m256i g0n = _mm256_xor_si256(g0n_acc, g0r24);
+        const __m256i g0f_acc = _mm256_xor_si256(g0r2, g0r10);
+        const __m256i g0f = _mm256_xor_si256(g0f_acc, g0r18);
+        const __m256i g0x = _mm256_xor_si256(g0n, g0f);
+        g0x0 = g0x;
+        const __m256i rkv_1 = _mm256_loadu_si256((const void *)(rk + 256 * r + 32));
+        const __m256i g1k_acc = _mm256_xor_si256(g1x1, g1x2);
+        const __m256i g1k = _mm256_xor_si256(g1k_acc, rkv_1);
+        const __m256i g1t = _mm256_xor_si256(g1k, g1x3);
+        const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
+        const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
+        const __m256i g1r2_l = _mm256_slli_epi32(g1s, 2);
+        const __m256i g1r2_r = _mm256_srli_epi32(g1s, 30);
+        const __m256i g1r2 = _mm256_or_si256(g1r2_l, g1r2_r);
+        const __m256i g1r10_l = _mm256_slli_epi32(g1s, 10);
+        const __m256i g1r10_r = _mm256_srli_epi32(g1s, 22);
+        const __m256i g1r10 = _mm256_or_si256(g1r10_l, g1r10_r);
+        const __m256i g1r18_l = _mm256_slli_epi32(g1s, 18);
+        const __m256i g1r18_r = _mm256_srli_epi32(g1s, 14);
+        const __m256i g1r18 = _mm256_or_si256(g1r18_l, g1r18_r);
+        const __m256i g1r24 = _mm256_shuffle_epi8(g1s, rotl24);
+        const __m256i g1n_acc = _mm256_xor_si256(g1x0, g1s);
+        const __m256i g1n = _mm256_xor_si256(g1n_acc, g1r24);
+        const __m256i g1f_acc = _mm256_xor_si256(g1r2, g1r10);
+        const __m256i g1f = _mm256_xor_si256(g1f_acc, g1r18);
+        const __m256i g1x = _mm256_xor_si256(g1n, g1f);
+        g1x0 = g1x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m256i rkv_2 = _mm256_loadu_si256((const void *)(rk + 256 * r + 64));
+        const __m256i g0k_acc_1 = _mm256_xor_si256(g0x2, g0x3);
+        const __m256i g0k_1 = _mm256_xor_si256(g0k_acc_1, rkv_2);
+        const __m256i g0t_acc = _mm256_xor_si256(g0k_1, g0n);
+        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc, g0f);
+        const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m256i g0r2_1_l = _mm256_slli_epi32(g0s_1, 2);
+        const __m256i g0r2_1_r = _mm256_srli_epi32(g0s_1, 30);
+        const __m256i g0r2_1 = _mm256_or_si256(g0r2_1_l, g0r2_1_r);
+        const __m256i g0r10_1_l = _mm256_slli_epi32(g0s_1, 10);
+        const __m256i g0r10_1_r = _mm256_srli_epi32(g0s_1, 22);
+        const __m256i g0r10_1 = _mm256_or_si256(g0r10_1_l, g0r10_1_r);
+        const __m256i g0r18_1_l = _mm256_slli_epi32(g0s_1, 18);
+        const __m256i g0r18_1_r = _mm256_srli_epi32(g0s_1, 14);
+        const __m256i g0r18_1 = _mm256_or_si256(g0r18_1_l, g0r18_1_r);
+        const __m256i g0r24_1 = _mm256_shuffle_epi8(g0s_1, rotl24);
+        const __m256i g0n_acc_1 = _mm256_xor_si256(g0x1, g0s_1);
+        const __m256i g0n_1 = _mm256_xor_si256(g0n_acc_1, g0r24_1);
+        const __m256i g0f_acc_1 = _mm256_xor_si256(g0r2_1, g0r10_1);
+        const __m256i g0f_1 = _mm256_xor_si256(g0f_acc_1, g0r18_1);
+        const __m256i g0x_1 = _mm256_xor_si256(g0n_1, g0f_1);
+        g0x1 = g0x_1;
+        const __m256i rkv_3 = _mm256_loadu_si256((const void *)(rk + 256 * r + 96));
+        const __m256i g1k_acc_1 = _mm256_xor_si256(g1x2, g1x3);
+        const __m256i g1k_1 = _mm256_xor_si256(g1k_acc_1, rkv_3);
+        const __m256i g1t_acc = _mm256_xor_si256(g1k_1, g1n);
+        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc, g1f);
+        const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
+        const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
+        const __m256i g1r2_1_l = _mm256_slli_epi32(g1s_1, 2);
+        const __m256i g1r2_1_r = _mm256_srli_epi32(g1s_1, 30);
+        const __m256i g1r2_1 = _mm256_or_si256(g1r2_1_l, g1r2_1_r);
+        const __m256i g1r10_1_l = _mm256_slli_epi32(g1s_1, 10);
+        const __m256i g1r10_1_r = _mm256_srli_epi32(g1s_1, 22);
+        const __m256i g1r10_1 = _mm256_or_si256(g1r10_1_l, g1r10_1_r);
+        const __m256i g1r18_1_l = _mm256_slli_epi32(g1s_1, 18);
+        const __m256i g1r18_1_r = _mm256_srli_epi32(g1s_1, 14);
+        const __m256i g1r18_1 = _mm256_or_si256(g1r18_1_l, g1r18_1_r);
+        const __m256i g1r24_1 = _mm256_shuffle_epi8(g1s_1, rotl24);
+        const __m256i g1n_acc_1 = _mm256_xor_si256(g1x1, g1s_1);
+        const __m256i g1n_1 = _mm256_xor_si256(g1n_acc_1, g1r24_1);
+        const __m256i g1f_acc_1 = _mm256_xor_si256(g1r2_1, g1r10_1);
+        const __m256i g1f_1 = _mm256_xor_si256(g1f_acc_1, g1r18_1);
+        const __m256i g1x_1 = _mm256_xor_si256(g1n_1, g1f_1);
+        g1x1 = g1x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m256i rkv_4 = _mm256_loadu_si256((const void *)(rk + 256 * r + 128));
+        const __m256i g0k_acc_2 = _mm256_xor_si256(g0x3, g0x0);
+        const __m256i g0k_2 = _mm256_xor_si256(g0k_acc_2, rkv_4);
+        const __m256i g0t_acc_1 = _mm256_xor_si256(g0k_2, g0n_1);
+        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_1, g0f_1);
+        const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m256i g0r2_2_l = _mm256_slli_epi32(g0s_2, 2);
+        const __m256i g0r2_2_r = _mm256_srli_epi32(g0s_2, 30);
+        const __m256i g0r2_2 = _mm256_or_si256(g0r2_2_l, g0r2_2_r);
+        const __m256i g0r10_2_l = _mm256_slli_epi32(g0s_2, 10);
+        const __m256i g0r10_2_r = _mm256_srli_epi32(g0s_2, 22);
+        const __m256i g0r10_2 = _mm256_or_si256(g0r10_2_l, g0r10_2_r);
+        const __m256i g0r18_2_l = _mm256_slli_epi32(g0s_2, 18);
+        const __m256i g0r18_2_r = _mm256_srli_epi32(g0s_2, 14);
+        const __m256i g0r18_2 = _mm256_or_si256(g0r18_2_l, g0r18_2_r);
+        const __m256i g0r24_2 = _mm256_shuffle_epi8(g0s_2, rotl24);
+        const __m256i g0n_acc_2 = _mm256_xor_si256(g0x2, g0s_2);
+        const __m256i g0n_2 = _mm256_xor_si256(g0n_acc_2, g0r24_2);
+        const __m256i g0f_acc_2 = _mm256_xor_si256(g0r2_2, g0r10_2);
+        const __m256i g0f_2 = _mm256_xor_si256(g0f_acc_2, g0r18_2);
+        const __m256i g0x_2 = _mm256_xor_si256(g0n_2, g0f_2);
+        g0x2 = g0x_2;
+        const __m256i rkv_5 = _mm256_loadu_si256((const void *)(rk + 256 * r + 160));
+        const __m256i g1k_acc_2 = _mm256_xor_si256(g1x3, g1x0);
+        const __m256i g1k_2 = _mm256_xor_si256(g1k_acc_2, rkv_5);
+        const __m256i g1t_acc_1 = _mm256_xor_si256(g1k_2, g1n_1);
+        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_1, g1f_1);
+        const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
+        const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
+        const __m256i g1r2_2_l = _mm256_slli_epi32(g1s_2, 2);
+        const __m256i g1r2_2_r = _mm256_srli_epi32(g1s_2, 30);
+        const __m256i g1r2_2 = _mm256_or_si256(g1r2_2_l, g1r2_2_r);
+        const __m256i g1r10_2_l = _mm256_slli_epi32(g1s_2, 10);
+        const __m256i g1r10_2_r = _mm256_srli_epi32(g1s_2, 22);
+        const __m256i g1r10_2 = _mm256_or_si256(g1r10_2_l, g1r10_2_r);
+        const __m256i g1r18_2_l = _mm256_slli_epi32(g1s_2, 18);
+        const __m256i g1r18_2_r = _mm256_srli_epi32(g1s_2, 14);
+        const __m256i g1r18_2 = _mm256_or_si256(g1r18_2_l, g1r18_2_r);
+        const __m256i g1r24_2 = _mm256_shuffle_epi8(g1s_2, rotl24);
+        const __m256i g1n_acc_2 = _mm256_xor_si256(g1x2, g1s_2);
+        const __m256i g1n_2 = _mm256_xor_si256(g1n_acc_2, g1r24_2);
+        const __m256i g1f_acc_2 = _mm256_xor_si256(g1r2_2, g1r10_2);
+        const __m256i g1f_2 = _mm256_xor_si256(g1f_acc_2, g1r18_2);
+        const __m256i g1x_2 = _mm256_xor_si256(g1n_2, g1f_2);
+        g1x2 = g1x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m256i rkv_6 = _mm256_loadu_si256((const void *)(rk + 256 * r + 192));
+        const __m256i g0k_acc_3 = _mm256_xor_si256(g0x0, g0x1);
+        const __m256i g0k_3 = _mm256_xor_si256(g0k_acc_3, rkv_6);
+        const __m256i g0t_acc_2 = _mm256_xor_si256(g0k_3, g0n_2);
+        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_2, g0f_2);
+        const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m256i g0r2_3_l = _mm256_slli_epi32(g0s_3, 2);
+        const __m256i g0r2_3_r = _mm256_srli_epi32(g0s_3, 30);
+        const __m256i g0r2_3 = _mm256_or_si256(g0r2_3_l, g0r2_3_r);
+        const __m256i g0r10_3_l = _mm256_slli_epi32(g0s_3, 10);
+        const __m256i g0r10_3_r = _mm256_srli_epi32(g0s_3, 22);
+        const __m256i g0r10_3 = _mm256_or_si256(g0r10_3_l, g0r10_3_r);
+        const __m256i g0r18_3_l = _mm256_slli_epi32(g0s_3, 18);
+        const __m256i g0r18_3_r = _mm256_srli_epi32(g0s_3, 14);
+        const __m256i g0r18_3 = _mm256_or_si256(g0r18_3_l, g0r18_3_r);
+        const __m256i g0r24_3 = _mm256_shuffle_epi8(g0s_3, rotl24);
+        const __m256i g0n_acc_3 = _mm256_xor_si256(g0x3, g0s_3);
+        const __m256i g0n_3 = _mm256_xor_si256(g0n_acc_3, g0r24_3);
+        const __m256i g0f_acc_3 = _mm256_xor_si256(g0r2_3, g0r10_3);
+        const __m256i g0f_3 = _mm256_xor_si256(g0f_acc_3, g0r18_3);
+        const __m256i g0x_3 = _mm256_xor_si256(g0n_3, g0f_3);
+        g0x3 = g0x_3;
+        const __m256i rkv_7 = _mm256_loadu_si256((const void *)(rk + 256 * r + 224));
+        const __m256i g1k_acc_3 = _mm256_xor_si256(g1x0, g1x1);
+        const __m256i g1k_3 = _mm256_xor_si256(g1k_acc_3, rkv_7);
+        const __m256i g1t_acc_2 = _mm256_xor_si256(g1k_3, g1n_2);
+        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_2, g1f_2);
+        const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
+        const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
+        const __m256i g1r2_3_l = _mm256_slli_epi32(g1s_3, 2);
+        const __m256i g1r2_3_r = _mm256_srli_epi32(g1s_3, 30);
+        const __m256i g1r2_3 = _mm256_or_si256(g1r2_3_l, g1r2_3_r);
+        const __m256i g1r10_3_l = _mm256_slli_epi32(g1s_3, 10);
+        const __m256i g1r10_3_r = _mm256_srli_epi32(g1s_3, 22);
+        const __m256i g1r10_3 = _mm256_or_si256(g1r10_3_l, g1r10_3_r);
+        const __m256i g1r18_3_l = _mm256_slli_epi32(g1s_3, 18);
+        const __m256i g1r18_3_r = _mm256_srli_epi32(g1s_3, 14);
+        const __m256i g1r18_3 = _mm256_or_si256(g1r18_3_l, g1r18_3_r);
+        const __m256i g1r24_3 = _mm256_shuffle_epi8(g1s_3, rotl24);
+        const __m256i g1n_acc_3 = _mm256_xor_si256(g1x3, g1s_3);
+        const __m256i g1n_3 = _mm256_xor_si256(g1n_acc_3, g1r24_3);
+        const __m256i g1f_acc_3 = _mm256_xor_si256(g1r2_3, g1r10_3);
+        const __m256i g1f_3 = _mm256_xor_si256(g1f_acc_3, g1r18_3);
+        const __m256i g1x_3 = _mm256_xor_si256(g1n_3, g1f_3);
+        g1x3 = g1x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m256i tro0 = _mm256_unpacklo_epi32(g0x3, g0x1);
+    const __m256i tro0_1 = _mm256_unpackhi_epi32(g0x3, g0x1);
+    const __m256i tro0_2 = _mm256_unpacklo_epi32(g0x2, g0x0);
+    const __m256i tro0_3 = _mm256_unpackhi_epi32(g0x2, g0x0);
+    const __m256i tro1 = _mm256_unpacklo_epi32(tro0, tro0_2);
+    const __m256i tro1_1 = _mm256_unpackhi_epi32(tro0, tro0_2);
+    const __m256i tro1_2 = _mm256_unpacklo_epi32(tro0_1, tro0_3);
+    const __m256i tro1_3 = _mm256_unpackhi_epi32(tro0_1, tro0_3);
+    const __m256i outbe = _mm256_shuffle_epi8(tro1, bswap32);
+    _mm256_storeu_si256((void *)(out), outbe);
+    const __m256i outbe_1 = _mm256_shuffle_epi8(tro1_1, bswap32);
+    _mm256_storeu_si256((void *)(out + 32), outbe_1);
+    const __m256i outbe_2 = _mm256_shuffle_epi8(tro1_2, bswap32);
+    _mm256_storeu_si256((void *)(out + 64), outbe_2);
+    const __m256i outbe_3 = _mm256_shuffle_epi8(tro1_3, bswap32);
+    _mm256_storeu_si256((void *)(out + 96), outbe_3);
+    const __m256i tro0_4 = _mm256_unpacklo_epi32(g1x3, g1x1);
+    const __m256i tro0_5 = _mm256_unpackhi_epi32(g1x3, g1x1);
+    const __m256i tro0_6 = _mm256_unpacklo_epi32(g1x2, g1x0);
+    const __m256i tro0_7 = _mm256_unpackhi_epi32(g1x2, g1x0);
+    const __m256i tro1_4 = _mm256_unpacklo_epi32(tro0_4, tro0_6);
+    const __m256i tro1_5 = _mm256_unpackhi_epi32(tro0_4, tro0_6);
+    const __m256i tro1_6 = _mm256_unpacklo_epi32(tro0_5, tro0_7);
+    const __m256i tro1_7 = _mm256_unpackhi_epi32(tro0_5, tro0_7);
+    const __m256i outbe_4 = _mm256_shuffle_epi8(tro1_4, bswap32);
+    _mm256_storeu_si256((void *)(out + 128), outbe_4);
+    const __m256i outbe_5 = _mm256_shuffle_epi8(tro1_5, bswap32);
+    _mm256_storeu_si256((void *)(out + 160), outbe_5);
+    const __m256i outbe_6 = _mm256_shuffle_epi8(tro1_6, bswap32);
+    _mm256_storeu_si256((void *)(out + 192), outbe_6);
+    const __m256i outbe_7 = _mm256_shuffle_epi8(tro1_7, bswap32);
+    _mm256_storeu_si256((void *)(out + 224), outbe_7);
+}
+
+static const unsigned char sm4_wordslice_avx2_gfni_multi_key_order[16] = { 0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15 };
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
@@ -10472,6 +11061,12 @@ static void sm4_wordslice_avx2_gfni_encrypt_chained(const sm4_key *key, uint8_t 
     }
 }
 
+static void sm4_wordslice_avx2_gfni_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                                                     const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
+{
+    sm4_run_cbc_multi(sm4_wordslice_avx2_gfni_batch_multi, sm4_wordslice_avx2_gfni_multi_key_order, keys, n, ivs, in, out, nblocks);
+}
+
 static int sm4_wordslice_avx2_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                    size_t nblocks)
 {
@@ -10513,6 +11108,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_gfni) = {
     .crypt_blocks = sm4_wordslice_avx2_gfni_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx2_gfni_crypt_xor,
     .encrypt_chained = sm4_wordslice_avx2_gfni_encrypt_chained,
+    .cbc_encrypt_multi = sm4_wordslice_avx2_gfni_cbc_encrypt_multi,
     .ctr_xor = sm4_wordslice_avx2_gfni_ctr_xor,
     .ghash = sm4_wordslice_avx2_gfni_ghash,
     .xts_tweaks = sm4_wordslice_avx2_gfni_xts_tweaks,

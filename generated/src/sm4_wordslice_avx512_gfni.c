@@ -212,7 +212,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw_1, 0x96);
         const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -224,7 +225,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw_2, 0x96);
         const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -236,7 +238,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw_3, 0x96);
         const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -248,7 +251,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i rkw_4 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw_4, 0x96);
         const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -260,7 +264,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i rkw_5 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw_5, 0x96);
         const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -272,7 +277,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i rkw_6 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw_6, 0x96);
         const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -284,7 +290,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i rkw_7 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw_7, 0x96);
         const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -298,8 +305,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         g7x0 = g7x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i rkw_8 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_8, 0x96);
         const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -311,7 +318,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i rkw_9 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_9, 0x96);
         const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -323,7 +331,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i rkw_10 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_10, 0x96);
         const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -335,7 +344,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i rkw_11 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_11, 0x96);
         const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -347,7 +357,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i rkw_12 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_12, 0x96);
         const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -359,7 +370,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i rkw_13 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_13, 0x96);
         const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -371,7 +383,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i rkw_14 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_14, 0x96);
         const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -383,7 +396,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i rkw_15 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_15, 0x96);
         const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -397,8 +411,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         g7x1 = g7x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i rkw_16 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_16, 0x96);
         const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -410,7 +424,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i rkw_17 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_17, 0x96);
         const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -422,7 +437,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i rkw_18 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_18, 0x96);
         const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -434,7 +450,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i rkw_19 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_19, 0x96);
         const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -446,7 +463,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i rkw_20 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_20, 0x96);
         const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -458,7 +476,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i rkw_21 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_21, 0x96);
         const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -470,7 +489,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i rkw_22 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_22, 0x96);
         const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -482,7 +502,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i rkw_23 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_23, 0x96);
         const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -496,8 +517,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         g7x2 = g7x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i rkw_24 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_24, 0x96);
         const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -509,7 +530,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i rkw_25 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_25, 0x96);
         const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -521,7 +543,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i rkw_26 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_26, 0x96);
         const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -533,7 +556,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i rkw_27 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_27, 0x96);
         const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -545,7 +569,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i rkw_28 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_28, 0x96);
         const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -557,7 +582,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i rkw_29 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_29, 0x96);
         const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -569,7 +595,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i rkw_30 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_30, 0x96);
         const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -581,7 +608,8 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i rkw_31 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_31, 0x96);
         const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -903,7 +931,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw_1, 0x96);
         const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -915,7 +944,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw_2, 0x96);
         const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -927,7 +957,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw_3, 0x96);
         const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -939,7 +970,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i rkw_4 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw_4, 0x96);
         const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -951,7 +983,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i rkw_5 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw_5, 0x96);
         const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -963,7 +996,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i rkw_6 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw_6, 0x96);
         const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -975,7 +1009,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i rkw_7 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw_7, 0x96);
         const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -989,8 +1024,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         g7x0 = g7x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i rkw_8 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_8, 0x96);
         const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -1002,7 +1037,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i rkw_9 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_9, 0x96);
         const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -1014,7 +1050,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i rkw_10 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_10, 0x96);
         const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -1026,7 +1063,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i rkw_11 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_11, 0x96);
         const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -1038,7 +1076,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i rkw_12 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_12, 0x96);
         const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -1050,7 +1089,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i rkw_13 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_13, 0x96);
         const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -1062,7 +1102,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i rkw_14 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_14, 0x96);
         const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -1074,7 +1115,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i rkw_15 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_15, 0x96);
         const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -1088,8 +1130,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         g7x1 = g7x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i rkw_16 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_16, 0x96);
         const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -1101,7 +1143,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i rkw_17 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_17, 0x96);
         const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -1113,7 +1156,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i rkw_18 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_18, 0x96);
         const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -1125,7 +1169,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i rkw_19 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_19, 0x96);
         const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -1137,7 +1182,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i rkw_20 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_20, 0x96);
         const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -1149,7 +1195,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i rkw_21 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_21, 0x96);
         const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -1161,7 +1208,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i rkw_22 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_22, 0x96);
         const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -1173,7 +1221,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i rkw_23 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_23, 0x96);
         const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -1187,8 +1236,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         g7x2 = g7x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i rkw_24 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_24, 0x96);
         const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -1200,7 +1249,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i rkw_25 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_25, 0x96);
         const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -1212,7 +1262,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i rkw_26 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_26, 0x96);
         const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -1224,7 +1275,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i rkw_27 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_27, 0x96);
         const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -1236,7 +1288,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i rkw_28 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_28, 0x96);
         const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -1248,7 +1301,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i rkw_29 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_29, 0x96);
         const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -1260,7 +1314,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i rkw_30 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_30, 0x96);
         const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -1272,7 +1327,8 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i rkw_31 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_31, 0x96);
         const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -1969,7 +2025,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw_1, 0x96);
         const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -1981,7 +2038,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw_2, 0x96);
         const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -1993,7 +2051,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw_3, 0x96);
         const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -2005,7 +2064,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i rkw_4 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw_4, 0x96);
         const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -2017,7 +2077,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i rkw_5 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw_5, 0x96);
         const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -2029,7 +2090,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i rkw_6 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw_6, 0x96);
         const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -2041,7 +2103,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i rkw_7 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw_7, 0x96);
         const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -2055,8 +2118,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         g7x0 = g7x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i rkw_8 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_8, 0x96);
         const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -2068,7 +2131,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i rkw_9 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_9, 0x96);
         const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -2080,7 +2144,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i rkw_10 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_10, 0x96);
         const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -2092,7 +2157,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i rkw_11 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_11, 0x96);
         const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -2104,7 +2170,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i rkw_12 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_12, 0x96);
         const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -2116,7 +2183,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i rkw_13 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_13, 0x96);
         const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -2128,7 +2196,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i rkw_14 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_14, 0x96);
         const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -2140,7 +2209,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i rkw_15 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_15, 0x96);
         const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -2154,8 +2224,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         g7x1 = g7x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i rkw_16 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_16, 0x96);
         const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -2167,7 +2237,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i rkw_17 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_17, 0x96);
         const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -2179,7 +2250,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i rkw_18 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_18, 0x96);
         const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -2191,7 +2263,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i rkw_19 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_19, 0x96);
         const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -2203,7 +2276,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i rkw_20 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_20, 0x96);
         const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -2215,7 +2289,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i rkw_21 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_21, 0x96);
         const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -2227,7 +2302,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i rkw_22 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_22, 0x96);
         const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -2239,7 +2315,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i rkw_23 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_23, 0x96);
         const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -2253,8 +2330,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         g7x2 = g7x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i rkw_24 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_24, 0x96);
         const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -2266,7 +2343,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i rkw_25 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_25, 0x96);
         const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -2278,7 +2356,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i rkw_26 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_26, 0x96);
         const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -2290,7 +2369,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i rkw_27 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_27, 0x96);
         const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -2302,7 +2382,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i rkw_28 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_28, 0x96);
         const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -2314,7 +2395,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i rkw_29 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_29, 0x96);
         const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -2326,7 +2408,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i rkw_30 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_30, 0x96);
         const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -2338,7 +2421,8 @@ static void sm4_wordslice_avx512_gfni_batch_ctr(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i rkw_31 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_31, 0x96);
         const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -2788,7 +2872,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw_1, 0x96);
         const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -2800,7 +2885,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw_2, 0x96);
         const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -2812,7 +2898,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw_3, 0x96);
         const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -2824,7 +2911,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i rkw_4 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw_4, 0x96);
         const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -2836,7 +2924,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i rkw_5 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw_5, 0x96);
         const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -2848,7 +2937,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i rkw_6 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw_6, 0x96);
         const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -2860,7 +2950,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i rkw_7 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw_7, 0x96);
         const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -2874,8 +2965,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         g7x0 = g7x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i rkw_8 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_8, 0x96);
         const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -2887,7 +2978,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i rkw_9 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_9, 0x96);
         const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -2899,7 +2991,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i rkw_10 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_10, 0x96);
         const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -2911,7 +3004,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i rkw_11 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_11, 0x96);
         const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -2923,7 +3017,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i rkw_12 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_12, 0x96);
         const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -2935,7 +3030,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i rkw_13 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_13, 0x96);
         const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -2947,7 +3043,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i rkw_14 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_14, 0x96);
         const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -2959,7 +3056,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i rkw_15 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_15, 0x96);
         const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -2973,8 +3071,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         g7x1 = g7x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i rkw_16 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_16, 0x96);
         const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -2986,7 +3084,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i rkw_17 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_17, 0x96);
         const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -2998,7 +3097,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i rkw_18 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_18, 0x96);
         const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -3010,7 +3110,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i rkw_19 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_19, 0x96);
         const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -3022,7 +3123,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i rkw_20 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_20, 0x96);
         const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -3034,7 +3136,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i rkw_21 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_21, 0x96);
         const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -3046,7 +3149,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i rkw_22 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_22, 0x96);
         const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -3058,7 +3162,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i rkw_23 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_23, 0x96);
         const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -3072,8 +3177,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         g7x2 = g7x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i rkw_24 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_24, 0x96);
         const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -3085,7 +3190,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i rkw_25 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_25, 0x96);
         const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -3097,7 +3203,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i rkw_26 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_26, 0x96);
         const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -3109,7 +3216,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i rkw_27 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_27, 0x96);
         const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -3121,7 +3229,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i rkw_28 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_28, 0x96);
         const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -3133,7 +3242,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i rkw_29 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_29, 0x96);
         const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -3145,7 +3255,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i rkw_30 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_30, 0x96);
         const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -3157,7 +3268,8 @@ static void sm4_wordslice_avx512_gfni_batch_xts(const uint8_t *rk, const uint8_t
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i rkw_31 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_31, 0x96);
         const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -4347,7 +4459,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
         const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
         g0x0 = g0x;
-        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g1k = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw_1, 0x96);
         const __m512i g1t = _mm512_xor_si512(g1k, g1x3);
         const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
@@ -4359,7 +4472,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
         const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
         g1x0 = g1x;
-        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g2k = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw_2, 0x96);
         const __m512i g2t = _mm512_xor_si512(g2k, g2x3);
         const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
         const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
@@ -4371,7 +4485,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
         const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
         g2x0 = g2x;
-        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g3k = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw_3, 0x96);
         const __m512i g3t = _mm512_xor_si512(g3k, g3x3);
         const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
         const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
@@ -4383,7 +4498,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
         const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
         g3x0 = g3x;
-        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw, 0x96);
+        const __m512i rkw_4 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g4k = _mm512_ternarylogic_epi32(g4x1, g4x2, rkw_4, 0x96);
         const __m512i g4t = _mm512_xor_si512(g4k, g4x3);
         const __m512i g4a = _mm512_gf2p8affine_epi64_epi8(g4t, gfni_mat, 0x1b);
         const __m512i g4s = _mm512_gf2p8affineinv_epi64_epi8(g4a, gfni_mat_1, 0xd3);
@@ -4395,7 +4511,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l = _mm512_ternarylogic_epi32(g4s, g4lr24, g4lr2, 0x96);
         const __m512i g4x = _mm512_xor_si512(g4x0, g4l);
         g4x0 = g4x;
-        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw, 0x96);
+        const __m512i rkw_5 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g5k = _mm512_ternarylogic_epi32(g5x1, g5x2, rkw_5, 0x96);
         const __m512i g5t = _mm512_xor_si512(g5k, g5x3);
         const __m512i g5a = _mm512_gf2p8affine_epi64_epi8(g5t, gfni_mat, 0x1b);
         const __m512i g5s = _mm512_gf2p8affineinv_epi64_epi8(g5a, gfni_mat_1, 0xd3);
@@ -4407,7 +4524,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l = _mm512_ternarylogic_epi32(g5s, g5lr24, g5lr2, 0x96);
         const __m512i g5x = _mm512_xor_si512(g5x0, g5l);
         g5x0 = g5x;
-        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw, 0x96);
+        const __m512i rkw_6 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g6k = _mm512_ternarylogic_epi32(g6x1, g6x2, rkw_6, 0x96);
         const __m512i g6t = _mm512_xor_si512(g6k, g6x3);
         const __m512i g6a = _mm512_gf2p8affine_epi64_epi8(g6t, gfni_mat, 0x1b);
         const __m512i g6s = _mm512_gf2p8affineinv_epi64_epi8(g6a, gfni_mat_1, 0xd3);
@@ -4419,7 +4537,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l = _mm512_ternarylogic_epi32(g6s, g6lr24, g6lr2, 0x96);
         const __m512i g6x = _mm512_xor_si512(g6x0, g6l);
         g6x0 = g6x;
-        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw, 0x96);
+        const __m512i rkw_7 = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g7k = _mm512_ternarylogic_epi32(g7x1, g7x2, rkw_7, 0x96);
         const __m512i g7t = _mm512_xor_si512(g7k, g7x3);
         const __m512i g7a = _mm512_gf2p8affine_epi64_epi8(g7t, gfni_mat, 0x1b);
         const __m512i g7s = _mm512_gf2p8affineinv_epi64_epi8(g7a, gfni_mat_1, 0xd3);
@@ -4433,8 +4552,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         g7x0 = g7x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
-        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i rkw_8 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_8, 0x96);
         const __m512i g0t_1 = _mm512_xor_si512(g0k_1, g0x0);
         const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
@@ -4446,7 +4565,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
         const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i rkw_9 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g1k_1 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_9, 0x96);
         const __m512i g1t_1 = _mm512_xor_si512(g1k_1, g1x0);
         const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
@@ -4458,7 +4578,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
         const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
         g1x1 = g1x_1;
-        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i rkw_10 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g2k_1 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_10, 0x96);
         const __m512i g2t_1 = _mm512_xor_si512(g2k_1, g2x0);
         const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
         const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
@@ -4470,7 +4591,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
         const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
         g2x1 = g2x_1;
-        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i rkw_11 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g3k_1 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_11, 0x96);
         const __m512i g3t_1 = _mm512_xor_si512(g3k_1, g3x0);
         const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
         const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
@@ -4482,7 +4604,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
         const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
         g3x1 = g3x_1;
-        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_1, 0x96);
+        const __m512i rkw_12 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g4k_1 = _mm512_ternarylogic_epi32(g4x2, g4x3, rkw_12, 0x96);
         const __m512i g4t_1 = _mm512_xor_si512(g4k_1, g4x0);
         const __m512i g4a_1 = _mm512_gf2p8affine_epi64_epi8(g4t_1, gfni_mat, 0x1b);
         const __m512i g4s_1 = _mm512_gf2p8affineinv_epi64_epi8(g4a_1, gfni_mat_1, 0xd3);
@@ -4494,7 +4617,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_1 = _mm512_ternarylogic_epi32(g4s_1, g4lr24_1, g4lr2_1, 0x96);
         const __m512i g4x_1 = _mm512_xor_si512(g4x1, g4l_1);
         g4x1 = g4x_1;
-        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_1, 0x96);
+        const __m512i rkw_13 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g5k_1 = _mm512_ternarylogic_epi32(g5x2, g5x3, rkw_13, 0x96);
         const __m512i g5t_1 = _mm512_xor_si512(g5k_1, g5x0);
         const __m512i g5a_1 = _mm512_gf2p8affine_epi64_epi8(g5t_1, gfni_mat, 0x1b);
         const __m512i g5s_1 = _mm512_gf2p8affineinv_epi64_epi8(g5a_1, gfni_mat_1, 0xd3);
@@ -4506,7 +4630,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_1 = _mm512_ternarylogic_epi32(g5s_1, g5lr24_1, g5lr2_1, 0x96);
         const __m512i g5x_1 = _mm512_xor_si512(g5x1, g5l_1);
         g5x1 = g5x_1;
-        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_1, 0x96);
+        const __m512i rkw_14 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g6k_1 = _mm512_ternarylogic_epi32(g6x2, g6x3, rkw_14, 0x96);
         const __m512i g6t_1 = _mm512_xor_si512(g6k_1, g6x0);
         const __m512i g6a_1 = _mm512_gf2p8affine_epi64_epi8(g6t_1, gfni_mat, 0x1b);
         const __m512i g6s_1 = _mm512_gf2p8affineinv_epi64_epi8(g6a_1, gfni_mat_1, 0xd3);
@@ -4518,7 +4643,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_1 = _mm512_ternarylogic_epi32(g6s_1, g6lr24_1, g6lr2_1, 0x96);
         const __m512i g6x_1 = _mm512_xor_si512(g6x1, g6l_1);
         g6x1 = g6x_1;
-        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_1, 0x96);
+        const __m512i rkw_15 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g7k_1 = _mm512_ternarylogic_epi32(g7x2, g7x3, rkw_15, 0x96);
         const __m512i g7t_1 = _mm512_xor_si512(g7k_1, g7x0);
         const __m512i g7a_1 = _mm512_gf2p8affine_epi64_epi8(g7t_1, gfni_mat, 0x1b);
         const __m512i g7s_1 = _mm512_gf2p8affineinv_epi64_epi8(g7a_1, gfni_mat_1, 0xd3);
@@ -4532,8 +4658,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         g7x1 = g7x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
-        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i rkw_16 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_16, 0x96);
         const __m512i g0t_2 = _mm512_xor_si512(g0k_2, g0x1);
         const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
@@ -4545,7 +4671,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
         const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i rkw_17 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g1k_2 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_17, 0x96);
         const __m512i g1t_2 = _mm512_xor_si512(g1k_2, g1x1);
         const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
@@ -4557,7 +4684,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
         const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
         g1x2 = g1x_2;
-        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i rkw_18 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g2k_2 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_18, 0x96);
         const __m512i g2t_2 = _mm512_xor_si512(g2k_2, g2x1);
         const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
         const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
@@ -4569,7 +4697,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
         const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
         g2x2 = g2x_2;
-        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i rkw_19 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g3k_2 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_19, 0x96);
         const __m512i g3t_2 = _mm512_xor_si512(g3k_2, g3x1);
         const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
         const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
@@ -4581,7 +4710,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
         const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
         g3x2 = g3x_2;
-        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_2, 0x96);
+        const __m512i rkw_20 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g4k_2 = _mm512_ternarylogic_epi32(g4x3, g4x0, rkw_20, 0x96);
         const __m512i g4t_2 = _mm512_xor_si512(g4k_2, g4x1);
         const __m512i g4a_2 = _mm512_gf2p8affine_epi64_epi8(g4t_2, gfni_mat, 0x1b);
         const __m512i g4s_2 = _mm512_gf2p8affineinv_epi64_epi8(g4a_2, gfni_mat_1, 0xd3);
@@ -4593,7 +4723,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_2 = _mm512_ternarylogic_epi32(g4s_2, g4lr24_2, g4lr2_2, 0x96);
         const __m512i g4x_2 = _mm512_xor_si512(g4x2, g4l_2);
         g4x2 = g4x_2;
-        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_2, 0x96);
+        const __m512i rkw_21 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g5k_2 = _mm512_ternarylogic_epi32(g5x3, g5x0, rkw_21, 0x96);
         const __m512i g5t_2 = _mm512_xor_si512(g5k_2, g5x1);
         const __m512i g5a_2 = _mm512_gf2p8affine_epi64_epi8(g5t_2, gfni_mat, 0x1b);
         const __m512i g5s_2 = _mm512_gf2p8affineinv_epi64_epi8(g5a_2, gfni_mat_1, 0xd3);
@@ -4605,7 +4736,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_2 = _mm512_ternarylogic_epi32(g5s_2, g5lr24_2, g5lr2_2, 0x96);
         const __m512i g5x_2 = _mm512_xor_si512(g5x2, g5l_2);
         g5x2 = g5x_2;
-        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_2, 0x96);
+        const __m512i rkw_22 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g6k_2 = _mm512_ternarylogic_epi32(g6x3, g6x0, rkw_22, 0x96);
         const __m512i g6t_2 = _mm512_xor_si512(g6k_2, g6x1);
         const __m512i g6a_2 = _mm512_gf2p8affine_epi64_epi8(g6t_2, gfni_mat, 0x1b);
         const __m512i g6s_2 = _mm512_gf2p8affineinv_epi64_epi8(g6a_2, gfni_mat_1, 0xd3);
@@ -4617,7 +4749,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_2 = _mm512_ternarylogic_epi32(g6s_2, g6lr24_2, g6lr2_2, 0x96);
         const __m512i g6x_2 = _mm512_xor_si512(g6x2, g6l_2);
         g6x2 = g6x_2;
-        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_2, 0x96);
+        const __m512i rkw_23 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g7k_2 = _mm512_ternarylogic_epi32(g7x3, g7x0, rkw_23, 0x96);
         const __m512i g7t_2 = _mm512_xor_si512(g7k_2, g7x1);
         const __m512i g7a_2 = _mm512_gf2p8affine_epi64_epi8(g7t_2, gfni_mat, 0x1b);
         const __m512i g7s_2 = _mm512_gf2p8affineinv_epi64_epi8(g7a_2, gfni_mat_1, 0xd3);
@@ -4631,8 +4764,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         g7x2 = g7x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
-        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i rkw_24 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_24, 0x96);
         const __m512i g0t_3 = _mm512_xor_si512(g0k_3, g0x2);
         const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
@@ -4644,7 +4777,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
         const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i rkw_25 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g1k_3 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_25, 0x96);
         const __m512i g1t_3 = _mm512_xor_si512(g1k_3, g1x2);
         const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
@@ -4656,7 +4790,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
         const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
         g1x3 = g1x_3;
-        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i rkw_26 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g2k_3 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_26, 0x96);
         const __m512i g2t_3 = _mm512_xor_si512(g2k_3, g2x2);
         const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
         const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
@@ -4668,7 +4803,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
         const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
         g2x3 = g2x_3;
-        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i rkw_27 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g3k_3 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_27, 0x96);
         const __m512i g3t_3 = _mm512_xor_si512(g3k_3, g3x2);
         const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
         const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
@@ -4680,7 +4816,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
         const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
         g3x3 = g3x_3;
-        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_3, 0x96);
+        const __m512i rkw_28 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g4k_3 = _mm512_ternarylogic_epi32(g4x0, g4x1, rkw_28, 0x96);
         const __m512i g4t_3 = _mm512_xor_si512(g4k_3, g4x2);
         const __m512i g4a_3 = _mm512_gf2p8affine_epi64_epi8(g4t_3, gfni_mat, 0x1b);
         const __m512i g4s_3 = _mm512_gf2p8affineinv_epi64_epi8(g4a_3, gfni_mat_1, 0xd3);
@@ -4692,7 +4829,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g4l_3 = _mm512_ternarylogic_epi32(g4s_3, g4lr24_3, g4lr2_3, 0x96);
         const __m512i g4x_3 = _mm512_xor_si512(g4x3, g4l_3);
         g4x3 = g4x_3;
-        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_3, 0x96);
+        const __m512i rkw_29 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g5k_3 = _mm512_ternarylogic_epi32(g5x0, g5x1, rkw_29, 0x96);
         const __m512i g5t_3 = _mm512_xor_si512(g5k_3, g5x2);
         const __m512i g5a_3 = _mm512_gf2p8affine_epi64_epi8(g5t_3, gfni_mat, 0x1b);
         const __m512i g5s_3 = _mm512_gf2p8affineinv_epi64_epi8(g5a_3, gfni_mat_1, 0xd3);
@@ -4704,7 +4842,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g5l_3 = _mm512_ternarylogic_epi32(g5s_3, g5lr24_3, g5lr2_3, 0x96);
         const __m512i g5x_3 = _mm512_xor_si512(g5x3, g5l_3);
         g5x3 = g5x_3;
-        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_3, 0x96);
+        const __m512i rkw_30 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g6k_3 = _mm512_ternarylogic_epi32(g6x0, g6x1, rkw_30, 0x96);
         const __m512i g6t_3 = _mm512_xor_si512(g6k_3, g6x2);
         const __m512i g6a_3 = _mm512_gf2p8affine_epi64_epi8(g6t_3, gfni_mat, 0x1b);
         const __m512i g6s_3 = _mm512_gf2p8affineinv_epi64_epi8(g6a_3, gfni_mat_1, 0xd3);
@@ -4716,7 +4855,8 @@ static void sm4_wordslice_avx512_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, 
         const __m512i g6l_3 = _mm512_ternarylogic_epi32(g6s_3, g6lr24_3, g6lr2_3, 0x96);
         const __m512i g6x_3 = _mm512_xor_si512(g6x3, g6l_3);
         g6x3 = g6x_3;
-        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_3, 0x96);
+        const __m512i rkw_31 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g7k_3 = _mm512_ternarylogic_epi32(g7x0, g7x1, rkw_31, 0x96);
         const __m512i g7t_3 = _mm512_xor_si512(g7k_3, g7x2);
         const __m512i g7a_3 = _mm512_gf2p8affine_epi64_epi8(g7t_3, gfni_mat, 0x1b);
         const __m512i g7s_3 = _mm512_gf2p8affineinv_epi64_epi8(g7a_3, gfni_mat_1, 0xd3);
@@ -5044,6 +5184,143 @@ static void sm4_wordslice_avx512_gfni_one_block(const uint8_t *rk, const uint8_t
     const __m128i outbe = _mm_shuffle_epi8(out_1, bswap32);
     _mm_storeu_si128((void *)(out), outbe);
 }
+
+/* The multi-key form's CBC step: 16 blocks, block j of stream j under its own
+ * round keys, out = E_j(in ^ src) (gen/emit/sm4_files.py multi_key_program through
+ * xor_into_loads; src the streams' chaining values).  Round r's keys are 16 words,
+ * word p the key of stream sm4_wordslice_avx512_gfni_multi_key_order[p] (the registers' order). */
+static void sm4_wordslice_avx512_gfni_batch_multi(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g0x2, g0x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m512i bswap32 = kc_bcast16_512(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
+
+    /* Load 16 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+    const __m512i raw = _mm512_loadu_si512((const void *)(in));
+    const __m512i tweak = _mm512_loadu_si512((const void *)(src));
+    const __m512i row = _mm512_xor_si512(raw, tweak);
+    const __m512i raw_1 = _mm512_loadu_si512((const void *)(in + 64));
+    const __m512i tweak_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i row_1 = _mm512_xor_si512(raw_1, tweak_1);
+    const __m512i raw_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i tweak_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i row_2 = _mm512_xor_si512(raw_2, tweak_2);
+    const __m512i raw_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i tweak_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i row_3 = _mm512_xor_si512(raw_3, tweak_3);
+    const __m512i tr0 = _mm512_permutex2var_epi8(row, unpacklo32_index, row_2);
+    const __m512i tr0_1 = _mm512_permutex2var_epi8(row, unpackhi32_index, row_2);
+    const __m512i tr0_2 = _mm512_permutex2var_epi8(row_1, unpacklo32_index, row_3);
+    const __m512i tr0_3 = _mm512_permutex2var_epi8(row_1, unpackhi32_index, row_3);
+    const __m512i tr1 = _mm512_unpacklo_epi32(tr0, tr0_2);
+    const __m512i tr1_1 = _mm512_unpackhi_epi32(tr0, tr0_2);
+    const __m512i tr1_2 = _mm512_unpacklo_epi32(tr0_1, tr0_3);
+    const __m512i tr1_3 = _mm512_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m512i rkv = _mm512_loadu_si512((const void *)(rk + 256 * r));
+        const __m512i g0k = _mm512_ternarylogic_epi32(g0x1, g0x2, rkv, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0k, g0x3);
+        const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m512i g0r2 = _mm512_rol_epi32(g0s, 2);
+        const __m512i g0r10 = _mm512_rol_epi32(g0s, 10);
+        const __m512i g0r18 = _mm512_rol_epi32(g0s, 18);
+        const __m512i g0r24 = _mm512_shuffle_epi8(g0s, rotl24);
+        const __m512i g0n = _mm512_ternarylogic_epi32(g0x0, g0s, g0r24, 0x96);
+        const __m512i g0f = _mm512_ternarylogic_epi32(g0r2, g0r10, g0r18, 0x96);
+        const __m512i g0x = _mm512_xor_si512(g0n, g0f);
+        g0x0 = g0x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m512i rkv_1 = _mm512_loadu_si512((const void *)(rk + 256 * r + 64));
+        const __m512i g0k_1 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkv_1, 0x96);
+        const __m512i g0t_1 = _mm512_ternarylogic_epi32(g0k_1, g0n, g0f, 0x96);
+        const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m512i g0r2_1 = _mm512_rol_epi32(g0s_1, 2);
+        const __m512i g0r10_1 = _mm512_rol_epi32(g0s_1, 10);
+        const __m512i g0r18_1 = _mm512_rol_epi32(g0s_1, 18);
+        const __m512i g0r24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
+        const __m512i g0n_1 = _mm512_ternarylogic_epi32(g0x1, g0s_1, g0r24_1, 0x96);
+        const __m512i g0f_1 = _mm512_ternarylogic_epi32(g0r2_1, g0r10_1, g0r18_1, 0x96);
+        const __m512i g0x_1 = _mm512_xor_si512(g0n_1, g0f_1);
+        g0x1 = g0x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m512i rkv_2 = _mm512_loadu_si512((const void *)(rk + 256 * r + 128));
+        const __m512i g0k_2 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkv_2, 0x96);
+        const __m512i g0t_2 = _mm512_ternarylogic_epi32(g0k_2, g0n_1, g0f_1, 0x96);
+        const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m512i g0r2_2 = _mm512_rol_epi32(g0s_2, 2);
+        const __m512i g0r10_2 = _mm512_rol_epi32(g0s_2, 10);
+        const __m512i g0r18_2 = _mm512_rol_epi32(g0s_2, 18);
+        const __m512i g0r24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
+        const __m512i g0n_2 = _mm512_ternarylogic_epi32(g0x2, g0s_2, g0r24_2, 0x96);
+        const __m512i g0f_2 = _mm512_ternarylogic_epi32(g0r2_2, g0r10_2, g0r18_2, 0x96);
+        const __m512i g0x_2 = _mm512_xor_si512(g0n_2, g0f_2);
+        g0x2 = g0x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m512i rkv_3 = _mm512_loadu_si512((const void *)(rk + 256 * r + 192));
+        const __m512i g0k_3 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkv_3, 0x96);
+        const __m512i g0t_3 = _mm512_ternarylogic_epi32(g0k_3, g0n_2, g0f_2, 0x96);
+        const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m512i g0r2_3 = _mm512_rol_epi32(g0s_3, 2);
+        const __m512i g0r10_3 = _mm512_rol_epi32(g0s_3, 10);
+        const __m512i g0r18_3 = _mm512_rol_epi32(g0s_3, 18);
+        const __m512i g0r24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
+        const __m512i g0n_3 = _mm512_ternarylogic_epi32(g0x3, g0s_3, g0r24_3, 0x96);
+        const __m512i g0f_3 = _mm512_ternarylogic_epi32(g0r2_3, g0r10_3, g0r18_3, 0x96);
+        const __m512i g0x_3 = _mm512_xor_si512(g0n_3, g0f_3);
+        g0x3 = g0x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m512i tro0 = _mm512_unpacklo_epi32(g0x3, g0x1);
+    const __m512i tro0_1 = _mm512_unpackhi_epi32(g0x3, g0x1);
+    const __m512i tro0_2 = _mm512_unpacklo_epi32(g0x2, g0x0);
+    const __m512i tro0_3 = _mm512_unpackhi_epi32(g0x2, g0x0);
+    const __m512i tro1 = _mm512_unpacklo_epi32(tro0, tro0_2);
+    const __m512i tro1_1 = _mm512_unpackhi_epi32(tro0, tro0_2);
+    const __m512i tro1_2 = _mm512_unpacklo_epi32(tro0_1, tro0_3);
+    const __m512i tro1_3 = _mm512_unpackhi_epi32(tro0_1, tro0_3);
+    const __m512i outbe = _mm512_shuffle_epi8(tro1, bswap32);
+    _mm512_storeu_si512((void *)(out), outbe);
+    const __m512i outbe_1 = _mm512_shuffle_epi8(tro1_1, bswap32);
+    _mm512_storeu_si512((void *)(out + 64), outbe_1);
+    const __m512i outbe_2 = _mm512_shuffle_epi8(tro1_2, bswap32);
+    _mm512_storeu_si512((void *)(out + 128), outbe_2);
+    const __m512i outbe_3 = _mm512_shuffle_epi8(tro1_3, bswap32);
+    _mm512_storeu_si512((void *)(out + 192), outbe_3);
+}
+
+static const unsigned char sm4_wordslice_avx512_gfni_multi_key_order[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 512 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
@@ -6777,6 +7054,12 @@ static void sm4_wordslice_avx512_gfni_encrypt_chained(const sm4_key *key, uint8_
     }
 }
 
+static void sm4_wordslice_avx512_gfni_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
+                                                       const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
+{
+    sm4_run_cbc_multi(sm4_wordslice_avx512_gfni_batch_multi, sm4_wordslice_avx512_gfni_multi_key_order, keys, n, ivs, in, out, nblocks);
+}
+
 static int sm4_wordslice_avx512_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
                                      size_t nblocks)
 {
@@ -6818,6 +7101,7 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx512_gfni) = {
     .crypt_blocks = sm4_wordslice_avx512_gfni_crypt,
     .crypt_blocks_xor = sm4_wordslice_avx512_gfni_crypt_xor,
     .encrypt_chained = sm4_wordslice_avx512_gfni_encrypt_chained,
+    .cbc_encrypt_multi = sm4_wordslice_avx512_gfni_cbc_encrypt_multi,
     .ctr_xor = sm4_wordslice_avx512_gfni_ctr_xor,
     .ghash = sm4_wordslice_avx512_gfni_ghash,
     .xts_tweaks = sm4_wordslice_avx512_gfni_xts_tweaks,

@@ -21,6 +21,7 @@
 #include "kcrypt.h"
 #include "sm4.h"
 #include "sm4_modes.h"
+#include "sm4_multi.h"
 #include "verify.h"
 
 _Static_assert(SM4_MODE_ECB == (int)KC_MODE_ECB && SM4_MODE_CBC == (int)KC_MODE_CBC &&
@@ -109,14 +110,26 @@ static void check_round_keys(const vb_vector *v, verify_section *s) {
                v->label);
 }
 
+/* The library-wide checks beyond the block modes: the GF(2^128) modes' and the many-stream calls'. */
+static void api(const vb_cipher *variants, const kc_view_list *impls, uint64_t seed, verify_section *s) {
+  sm4_modes_api(variants, impls, seed, s);
+  sm4_multi_api(s);
+}
+
+/* Each kernel's GF(2^128) modes and many-stream calls. */
+static void impl_extra(const vb_cipher *c, const void *impl, const verify_run *r, verify_section *s) {
+  sm4_modes_impl(c, impl, r, s);
+  sm4_multi_check(impl, r->seed, s);
+}
+
 static const verify_hooks VERIFY = {
     .run = verify_block,
     .random_full = 3000,
     .random_quick = 200,
     .vector_section = "key schedule",
     .vector_check = check_round_keys,
-    .api = sm4_modes_api,
-    .impl_extra = sm4_modes_impl,
+    .api = api,
+    .impl_extra = impl_extra,
 };
 
 /* ------------------------------------------------------------------ */
@@ -227,9 +240,14 @@ static int add_peers(bench_set *set, const bench_select *sel, const bench_block_
 #define PEERS NULL
 #endif /* KC_NO_PEERS */
 
-static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," SM4_MODES_OP_NAMES,
+/* A kernel's cells beyond the block modes: the GF(2^128) modes', and 16 streams of CBC encryption. */
+static int add_kernel(bench_set *set, const bench_select *sel, const bench_block_io *io, const kc_impl_view *v) {
+  return sm4_modes_add_kernel(set, sel, io, v) + sm4_multi_add_kernel(set, sel, io, v);
+}
+
+static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," SM4_MODES_OP_NAMES "," SM4_MULTI_MODE,
                                   .add_cells = bench_block_cells,
-                                  .add_kernel = sm4_modes_add_kernel,
+                                  .add_kernel = add_kernel,
                                   .add_peers = PEERS};
 
 /* ------------------------------------------------------------------ */
@@ -238,7 +256,12 @@ static const bench_hooks BENCH = {.modes = KC_BLOCK_OP_NAMES "," SM4_MODES_OP_NA
 
 static const kc_variant VARIANTS[] = {{"sm4", 0, SM4_KEY_BYTES, SM4_BLOCK_BYTES}};
 
-static const ct_hooks CT = {.check = ct_block_check, .extra = sm4_modes_ct};
+/* ctcheck's phases beyond the block modes: the GF(2^128) modes', the many-stream CBC's. */
+static int ct_extra(const void *impl, const void *ref, const kc_variant *v, unsigned long *leaks) {
+  return sm4_modes_ct(impl, ref, v, leaks) | sm4_multi_ct(impl, leaks);
+}
+
+static const ct_hooks CT = {.check = ct_block_check, .extra = ct_extra};
 
 const kc_desc kc_sm4 = {
     .name = "sm4",

@@ -24,9 +24,9 @@ EMULATION_HOST = AVX2
 # The llvm-mca CPU models of x86 kernels, with the features of the cores they
 # model (as GCC's -march knows them: tests/test_explore.py checks): Zen 3 has
 # AVX2, AES-NI, VAES, PCLMULQDQ and VPCLMULQDQ and no GFNI or AVX-512; Zen 4
-# and Ice Lake server add AVX-512 (VBMI, VBMI2) and GFNI.
+# and Ice Lake server add AVX-512 (VL, VBMI, VBMI2) and GFNI.
 _ZEN3 = frozenset({"ssse3", "aes", "avx2", "vaes", "pclmul", "vpclmulqdq"})
-_AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"}
+_AVX512 = _ZEN3 | {"avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512vbmi2", "gfni"}
 CPU_MODELS = (CpuModel("znver3", _ZEN3), CpuModel("znver4", _AVX512), CpuModel("icelake-server", _AVX512))
 
 # Each cipher's kernels on x86 as (strategy, target name), in dispatch order:

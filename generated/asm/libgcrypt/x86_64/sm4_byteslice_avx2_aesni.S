@@ -24789,6 +24789,460 @@ _gcry_sm4_byteslice_avx2_aesni_one_block:
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_byteslice_avx2_aesni_one_block,.-_gcry_sm4_byteslice_avx2_aesni_one_block;)
 
+/* _gcry_sm4_byteslice_avx2_aesni_batch_multi: wordslice256_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 192 bytes (5 spill slots of 32 bytes)
+ */
+	.globl _gcry_sm4_byteslice_avx2_aesni_batch_multi
+ELF(.type _gcry_sm4_byteslice_avx2_aesni_batch_multi,@function;)
+	.align 32
+_gcry_sm4_byteslice_avx2_aesni_batch_multi:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $192, %rsp
+
+	/* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm1, %ymm1 /* row_4 = xor(raw_4, tweak_4) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_byteslice_avx2_aesni_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vmovdqu (%rdi,%r8), %ymm5 /* rkv = load() */
+	vpxor %ymm4, %ymm2, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0k = xor(g0k_acc, rkv) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm10, %ymm9 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm9 /* g0s_aes_in0 = extract128(g0s_sr) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
+	vmovdqa %xmm12, %xmm13 /* g0s_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm13, %xmm9, %xmm9 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g0s_aes_in1 = extract128(g0s_sr) */
+	vextracti128 $1, %ymm12, %xmm14 /* g0s_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm14, %xmm5, %xmm5 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm9, %ymm5 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm12, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
+	vpslld $2, %ymm5, %ymm9 /* g0r2_l = shl(g0s) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.2 */
+	vpsrld $30, %ymm5, %ymm2 /* g0r2_r = shr(g0s) */
+	vpor %ymm2, %ymm9, %ymm2 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %ymm5, %ymm9 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %ymm5, %ymm12 /* g0r10_r = shr(g0s) */
+	vpor %ymm12, %ymm9, %ymm9 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %ymm5, %ymm12 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %ymm5, %ymm15 /* g0r18_r = shr(g0s) */
+	vpor %ymm15, %ymm12, %ymm12 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm5, %ymm15 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g0n_acc = xor(g0x0, g0s) */
+	vpxor %ymm15, %ymm3, %ymm3 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %ymm9, %ymm2, %ymm2 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %ymm12, %ymm2, %ymm2 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %ymm2, %ymm3, %ymm5 /* g0x = xor(g0n, g0f) */
+	vmovdqu 32(%rdi,%r8), %ymm9 /* rkv_1 = load() */
+	vpxor %ymm8, %ymm6, %ymm12 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g1k = xor(g1k_acc, rkv_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm9, %ymm12 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm9, %ymm9 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm10, %ymm12 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm9, %ymm11, %ymm9 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm9, %ymm9 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vmovdqa %xmm9, %xmm12 /* g1s_aes_in0 = extract128(g1s_sr) */
+	vaesenclast %xmm13, %xmm12, %xmm12 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm9, %xmm9 /* g1s_aes_in1 = extract128(g1s_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm9, %ymm12, %ymm9 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm9, %ymm12 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm9, %ymm9 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa %ymm5, 32(%rsp) /* spill g0x0.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
+	vpshufb %ymm9, %ymm5, %ymm9 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g1s = xor(g1s_l, g1s_h) */
+	vpslld $2, %ymm9, %ymm12 /* g1r2_l = shl(g1s) */
+	vmovdqa %ymm6, 64(%rsp) /* spill g1x1.2 */
+	vpsrld $30, %ymm9, %ymm6 /* g1r2_r = shr(g1s) */
+	vpor %ymm6, %ymm12, %ymm6 /* g1r2 = or(g1r2_l, g1r2_r) */
+	vpslld $10, %ymm9, %ymm12 /* g1r10_l = shl(g1s) */
+	vpsrld $22, %ymm9, %ymm5 /* g1r10_r = shr(g1s) */
+	vpor %ymm5, %ymm12, %ymm5 /* g1r10 = or(g1r10_l, g1r10_r) */
+	vpslld $18, %ymm9, %ymm12 /* g1r18_l = shl(g1s) */
+	vpsrld $14, %ymm9, %ymm15 /* g1r18_r = shr(g1s) */
+	vpor %ymm15, %ymm12, %ymm12 /* g1r18 = or(g1r18_l, g1r18_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm9, %ymm15 /* g1r24 = lookup16(g1s, rotl24) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1n_acc = xor(g1x0, g1s) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g1n = xor(g1n_acc, g1r24) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g1f_acc = xor(g1r2, g1r10) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g1f = xor(g1f_acc, g1r18) */
+	vpxor %ymm5, %ymm7, %ymm6 /* g1x = xor(g1n, g1f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vmovdqu 64(%rdi,%r8), %ymm9 /* rkv_2 = load() */
+	vpxor %ymm0, %ymm4, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g0k_1 = xor(g0k_acc_1, rkv_2) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0t_1 = xor(g0t_acc, g0f) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm3 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
+	vaesenclast %xmm13, %xmm3, %xmm3 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
+	vaesenclast %xmm14, %xmm2, %xmm2 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vpshufb %ymm3, %ymm9, %ymm3 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_11_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm12, %ymm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %ymm2, %ymm15 /* g0r2_1_r = shr(g0s_1) */
+	vpor %ymm15, %ymm3, %ymm3 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %ymm2, %ymm15 /* g0r10_1_l = shl(g0s_1) */
+	vmovdqa %ymm6, 96(%rsp) /* spill g1x0.3 */
+	vpsrld $22, %ymm2, %ymm6 /* g0r10_1_r = shr(g0s_1) */
+	vpor %ymm6, %ymm15, %ymm6 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %ymm2, %ymm15 /* g0r18_1_l = shl(g0s_1) */
+	vmovdqa %ymm4, 128(%rsp) /* spill g0x2.2 */
+	vpsrld $14, %ymm2, %ymm4 /* g0r18_1_r = shr(g0s_1) */
+	vpor %ymm4, %ymm15, %ymm4 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm2, %ymm15 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* g0n_acc_1 = xor(g0s_1, g0x1.2) */
+	vpxor %ymm15, %ymm2, %ymm2 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %ymm4, %ymm3, %ymm3 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %ymm3, %ymm2, %ymm4 /* g0x_1 = xor(g0n_1, g0f_1) */
+	vmovdqu 96(%rdi,%r8), %ymm6 /* rkv_3 = load() */
+	vpxor %ymm1, %ymm8, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkv_3) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1t_acc = xor(g1k_1, g1n) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g1t_1 = xor(g1t_acc, g1f) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm6 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm10, %ymm6 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm5, %ymm5 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm6 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
+	vaesenclast %xmm13, %xmm6, %xmm6 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
+	vaesenclast %xmm14, %xmm5, %xmm5 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm6, %ymm5 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm6 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm5, %ymm5 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm5, %ymm12, %ymm5 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpslld $2, %ymm5, %ymm6 /* g1r2_1_l = shl(g1s_1) */
+	vpsrld $30, %ymm5, %ymm7 /* g1r2_1_r = shr(g1s_1) */
+	vpor %ymm7, %ymm6, %ymm6 /* g1r2_1 = or(g1r2_1_l, g1r2_1_r) */
+	vpslld $10, %ymm5, %ymm7 /* g1r10_1_l = shl(g1s_1) */
+	vpsrld $22, %ymm5, %ymm15 /* g1r10_1_r = shr(g1s_1) */
+	vpor %ymm15, %ymm7, %ymm7 /* g1r10_1 = or(g1r10_1_l, g1r10_1_r) */
+	vpslld $18, %ymm5, %ymm15 /* g1r18_1_l = shl(g1s_1) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g0x1.3 */
+	vpsrld $14, %ymm5, %ymm4 /* g1r18_1_r = shr(g1s_1) */
+	vpor %ymm4, %ymm15, %ymm4 /* g1r18_1 = or(g1r18_1_l, g1r18_1_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm5, %ymm15 /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g1n_acc_1 = xor(g1s_1, g1x1.2) */
+	vpxor %ymm15, %ymm5, %ymm5 /* g1n_1 = xor(g1n_acc_1, g1r24_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1f_acc_1 = xor(g1r2_1, g1r10_1) */
+	vpxor %ymm4, %ymm6, %ymm4 /* g1f_1 = xor(g1f_acc_1, g1r18_1) */
+	vpxor %ymm4, %ymm5, %ymm6 /* g1x_1 = xor(g1n_1, g1f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vmovdqu 128(%rdi,%r8), %ymm7 /* rkv_4 = load() */
+	vpxor 32(%rsp), %ymm0, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g0k_2 = xor(g0k_acc_2, rkv_4) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm3 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
+	vaesenclast %xmm13, %xmm3, %xmm3 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
+	vaesenclast %xmm14, %xmm2, %xmm2 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm9, %ymm3 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm2, %ymm12, %ymm2 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %ymm2, %ymm7 /* g0r2_2_r = shr(g0s_2) */
+	vpor %ymm7, %ymm3, %ymm3 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %ymm2, %ymm7 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %ymm2, %ymm15 /* g0r10_2_r = shr(g0s_2) */
+	vpor %ymm15, %ymm7, %ymm7 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %ymm2, %ymm15 /* g0r18_2_l = shl(g0s_2) */
+	vmovdqa %ymm6, 64(%rsp) /* spill g1x1.3 */
+	vpsrld $14, %ymm2, %ymm6 /* g0r18_2_r = shr(g0s_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm2, %ymm15 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor 128(%rsp), %ymm2, %ymm2 /* g0n_acc_2 = xor(g0s_2, g0x2.2) */
+	vpxor %ymm15, %ymm2, %ymm2 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %ymm3, %ymm2, %ymm6 /* g0x_2 = xor(g0n_2, g0f_2) */
+	vmovdqu 160(%rdi,%r8), %ymm7 /* rkv_5 = load() */
+	vpxor 96(%rsp), %ymm1, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g1k_2 = xor(g1k_acc_2, rkv_5) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g1t_acc_1 = xor(g1k_2, g1n_1) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1t_2 = xor(g1t_acc_1, g1f_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm4, %ymm5 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm4, %ymm4 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm10, %ymm5 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm4, %ymm4 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm5 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
+	vaesenclast %xmm13, %xmm5, %xmm5 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm4, %xmm4 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
+	vaesenclast %xmm14, %xmm4, %xmm4 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm4, %ymm5 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm4, %ymm4 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm9, %ymm5 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm4, %ymm12, %ymm4 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpslld $2, %ymm4, %ymm5 /* g1r2_2_l = shl(g1s_2) */
+	vpsrld $30, %ymm4, %ymm7 /* g1r2_2_r = shr(g1s_2) */
+	vpor %ymm7, %ymm5, %ymm5 /* g1r2_2 = or(g1r2_2_l, g1r2_2_r) */
+	vpslld $10, %ymm4, %ymm7 /* g1r10_2_l = shl(g1s_2) */
+	vpsrld $22, %ymm4, %ymm15 /* g1r10_2_r = shr(g1s_2) */
+	vpor %ymm15, %ymm7, %ymm7 /* g1r10_2 = or(g1r10_2_l, g1r10_2_r) */
+	vpslld $18, %ymm4, %ymm15 /* g1r18_2_l = shl(g1s_2) */
+	vmovdqa %ymm6, 128(%rsp) /* spill g0x2.3 */
+	vpsrld $14, %ymm4, %ymm6 /* g1r18_2_r = shr(g1s_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1r18_2 = or(g1r18_2_l, g1r18_2_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm4, %ymm15 /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm4, %ymm8, %ymm4 /* g1n_acc_2 = xor(g1x2, g1s_2) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g1n_2 = xor(g1n_acc_2, g1r24_2) */
+	vpxor %ymm7, %ymm5, %ymm5 /* g1f_acc_2 = xor(g1r2_2, g1r10_2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g1f_2 = xor(g1f_acc_2, g1r18_2) */
+	vpxor %ymm5, %ymm4, %ymm6 /* g1x_2 = xor(g1n_2, g1f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vmovdqu 192(%rdi,%r8), %ymm7 /* rkv_6 = load() */
+	vmovdqa 32(%rsp), %ymm8 /* reload g0x0.3 */
+	vpxor 0(%rsp), %ymm8, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g0k_3 = xor(g0k_acc_3, rkv_6) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm3 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
+	vaesenclast %xmm13, %xmm3, %xmm3 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
+	vaesenclast %xmm14, %xmm2, %xmm2 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm3, %ymm2 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm9, %ymm3 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm2, %ymm12, %ymm2 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %ymm2, %ymm7 /* g0r2_3_r = shr(g0s_3) */
+	vpor %ymm7, %ymm3, %ymm3 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %ymm2, %ymm7 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %ymm2, %ymm15 /* g0r10_3_r = shr(g0s_3) */
+	vpor %ymm15, %ymm7, %ymm7 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %ymm2, %ymm15 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %ymm2, %ymm8 /* g0r18_3_r = shr(g0s_3) */
+	vpor %ymm8, %ymm15, %ymm8 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm2, %ymm15 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0n_acc_3 = xor(g0x3, g0s_3) */
+	vpxor %ymm15, %ymm0, %ymm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %ymm7, %ymm3, %ymm2 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %ymm8, %ymm2, %ymm2 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqu 224(%rdi,%r8), %ymm2 /* rkv_7 = load() */
+	vmovdqa 96(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 64(%rsp), %ymm3, %ymm7 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g1k_3 = xor(g1k_acc_3, rkv_7) */
+	vpxor %ymm4, %ymm2, %ymm2 /* g1t_acc_2 = xor(g1k_3, g1n_2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* g1t_3 = xor(g1t_acc_2, g1f_2) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm4 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm10, %ymm4 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm2, %ymm4, %ymm2 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm4 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
+	vaesenclast %xmm13, %xmm4, %xmm4 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
+	vaesenclast %xmm14, %xmm2, %xmm2 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm4, %ymm2 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm4 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_11_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm9, %ymm4 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm2, %ymm12, %ymm2 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm2, %ymm4, %ymm2 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpslld $2, %ymm2, %ymm4 /* g1r2_3_l = shl(g1s_3) */
+	vpsrld $30, %ymm2, %ymm5 /* g1r2_3_r = shr(g1s_3) */
+	vpor %ymm5, %ymm4, %ymm4 /* g1r2_3 = or(g1r2_3_l, g1r2_3_r) */
+	vpslld $10, %ymm2, %ymm5 /* g1r10_3_l = shl(g1s_3) */
+	vpsrld $22, %ymm2, %ymm7 /* g1r10_3_r = shr(g1s_3) */
+	vpor %ymm7, %ymm5, %ymm5 /* g1r10_3 = or(g1r10_3_l, g1r10_3_r) */
+	vpslld $18, %ymm2, %ymm7 /* g1r18_3_l = shl(g1s_3) */
+	vpsrld $14, %ymm2, %ymm8 /* g1r18_3_r = shr(g1s_3) */
+	vpor %ymm8, %ymm7, %ymm7 /* g1r18_3 = or(g1r18_3_l, g1r18_3_r) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_rotl24(%rip), %ymm2, %ymm8 /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1n_acc_3 = xor(g1x3, g1s_3) */
+	vpxor %ymm8, %ymm1, %ymm1 /* g1n_3 = xor(g1n_acc_3, g1r24_3) */
+	vpxor %ymm5, %ymm4, %ymm2 /* g1f_acc_3 = xor(g1r2_3, g1r10_3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1f_3 = xor(g1f_acc_3, g1r18_3) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1x_3 = xor(g1n_3, g1f_3) */
+	vmovdqa 0(%rsp), %ymm2 /* reload g0x1.3 */
+	vmovdqa 128(%rsp), %ymm4 /* reload g0x2.3 */
+	vmovdqa %ymm3, %ymm7 /* g1x0.3 */
+	vmovdqa 32(%rsp), %ymm3 /* reload g0x0.3 */
+	vmovdqa %ymm6, %ymm8 /* g1x2.3 */
+	vmovdqa 64(%rsp), %ymm6 /* reload g1x1.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_byteslice_avx2_aesni_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm3, %ymm4, %ymm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm2, %ymm5, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm2, %ymm5, %ymm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm3, (%rdx) /* store outbe */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm2, %ymm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm2, 32(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm5, %ymm2 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu %ymm2, 64(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
+	vpunpckldq %ymm6, %ymm1, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu %ymm3, 128(%rdx) /* store outbe_4 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
+	vpshufb .Lsm4_byteslice_avx2_aesni_11_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
+	leave
+	CFI_LEAVE();
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_byteslice_avx2_aesni_batch_multi,.-_gcry_sm4_byteslice_avx2_aesni_batch_multi;)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
 	.balign 32
@@ -26476,5 +26930,68 @@ SECTION_RODATA
 	.balign 16
 .Lsm4_byteslice_avx2_aesni_10_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_byteslice_avx2_aesni_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 #endif /* __x86_64 */

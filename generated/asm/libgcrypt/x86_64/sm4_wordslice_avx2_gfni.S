@@ -1743,7 +1743,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_xts_gb_register,.-_gcry_sm4_wordslice_av
  *   %rdx: out
  *   %rcx: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1408 bytes (43 spill slots of 32 bytes)
+ *   frame: 1344 bytes (41 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch,@function;)
@@ -1755,7 +1755,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $1408, %rsp
+	sub $1344, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -1944,35 +1944,35 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
 	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
-	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm15, 288(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm15, 416(%rsp) /* spill g7x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_5_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpbroadcastd (%rdi,%rcx), %ymm15 /* rkw = bcast32() */
+	vmovdqa %ymm4, 288(%rsp) /* spill g0x1.2 */
+	vpxor %ymm3, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm4, %ymm15 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm4, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm4, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm4, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm3, %ymm0, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
 	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm15, %ymm4, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%rcx), %ymm1 /* rkw_1 = bcast32() */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
@@ -1987,8 +1987,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpbroadcastd (%rdi,%rcx), %ymm3 /* rkw_2 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
@@ -2003,9 +2004,10 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%rcx), %ymm4 /* rkw_3 = bcast32() */
+	vpxor %ymm14, %ymm2, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -2019,107 +2021,112 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm7, %ymm4, %ymm4 /* g3l_acc = xor(g3s, g3lr24) */
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm2, 512(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g4lr2_l = shl(g4lg) */
+	vpbroadcastd (%rdi,%rcx), %ymm7 /* rkw_4 = bcast32() */
+	vmovdqa 896(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm11 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g5lr2_l = shl(g5lg) */
+	vpbroadcastd (%rdi,%rcx), %ymm7 /* rkw_5 = bcast32() */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm11, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm11 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g6lr2_l = shl(g6lg) */
+	vpbroadcastd (%rdi,%rcx), %ymm7 /* rkw_6 = bcast32() */
+	vmovdqa 832(%rsp), %ymm11 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm11, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm11 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm2, 384(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm9, %ymm15 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm9, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm7, %ymm15 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm7, %ymm15, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%rcx), %ymm7 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm11 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm11, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm2, %ymm11, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_1 = bcast32() */
-	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_8 = bcast32() */
+	vmovdqa 64(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 160(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm7, %ymm7 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm7 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_9 = bcast32() */
+	vpxor %ymm13, %ymm8, %ymm11 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
 	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm7, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g1x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm7, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm15, %ymm7, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
@@ -2129,8 +2136,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
@@ -2145,8 +2153,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm8 /* rkw_11 = bcast32() */
+	vpxor %ymm9, %ymm14, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
 	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
@@ -2160,125 +2169,131 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm14, 512(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm10, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm10, %ymm14, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm15, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 0(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_12 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm11, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 512(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm10, %ymm10 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm10, %ymm10 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm10, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm10, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm14, 0(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm10, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm10, 224(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm11 /* rkw_13 = bcast32() */
+	vmovdqa 928(%rsp), %ymm14 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm14 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm10, 320(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm2, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm9, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm9, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm11, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm11 /* rkw_14 = bcast32() */
+	vmovdqa 960(%rsp), %ymm14 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm14 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm10 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 832(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm11 /* rkw_15 = bcast32() */
+	vmovdqa 992(%rsp), %ymm14 /* reload g7x2.2 */
+	vpxor 416(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm2, 32(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm2 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm2, %ymm2 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_16 = bcast32() */
+	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.2 */
 	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm9, 480(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm9, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm13, 0(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm9, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm13, %ymm14 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm13, 64(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
 	vpslld $2, %ymm13, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm13, %ymm13 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm13, %ymm15, %ymm13 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_18 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm5, 288(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
@@ -2288,8 +2303,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rkw_19 = bcast32() */
+	vpxor %ymm4, %ymm9, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
@@ -2303,834 +2319,874 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm12, 512(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm10, 352(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm10, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 192(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm2, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm2, %ymm13, %ymm2 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm13, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g4x3.2 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm9, 0(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g5x3.2 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm10, 352(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 416(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm2, %ymm2 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
 	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm11, 1184(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 160(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm7, %ymm3, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_27 = bcast32() */
+	vpxor %ymm8, %ymm4, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
 	vpslld $2, %ymm4, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm4, %ymm4 /* g3lr2_3_r = shr(g3lg_3) */
 	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm12, 1216(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm10, 1248(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 1280(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g4x0.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm4, %ymm4 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g5x0.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm9, 1184(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 256(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm2, 1248(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 416(%rsp), %ymm2, %ymm2 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_4 = bcast32() */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_32 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm0, 1280(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_33 = bcast32() */
+	vpxor %ymm11, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
 	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 160(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_34 = bcast32() */
+	vpxor %ymm5, %ymm7, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm7, 160(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
 	vpslld $2, %ymm7, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_4_r = shr(g2lg_4) */
 	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm8, 0(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_35 = bcast32() */
+	vpxor %ymm12, %ymm8, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
+	vpxor 0(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm8, 64(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
 	vpslld $2, %ymm8, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_4_r = shr(g3lg_4) */
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm11, 160(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_36 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_37 = bcast32() */
+	vmovdqa 224(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 1184(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_38 = bcast32() */
+	vmovdqa 352(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 1216(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm10, 384(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpbroadcastd 16(%rdi,%rcx), %ymm13 /* rkw_39 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 1248(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_5 = bcast32() */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_40 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm0, 320(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm9, 96(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm9 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm9, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm9, %ymm9 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm9, %ymm15, %ymm9 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_41 = bcast32() */
+	vpxor %ymm1, %ymm11, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vmovdqa %ymm11, 96(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm11 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm11, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm11, %ymm15, %ymm11 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_42 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
 	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_5_r = shr(g2lg_5) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm11, 768(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_43 = bcast32() */
+	vpxor 0(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm12, 160(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 64(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_44 = bcast32() */
+	vmovdqa 480(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm4, 768(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 320(%rsp), %ymm4, %ymm4 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_45 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm14 /* reload g5x2.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 224(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_46 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g6x2.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm10, 704(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpbroadcastd 20(%rdi,%rcx), %ymm13 /* rkw_47 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_48 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_49 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
 	vmovdqa %ymm1, 128(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_50 = bcast32() */
+	vpxor %ymm7, %ymm3, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
 	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_6_r = shr(g2lg_6) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm11, 896(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_51 = bcast32() */
+	vpxor 0(%rsp), %ymm8, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_52 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 768(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm4, 896(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_53 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g5x3.3 */
+	vpxor 736(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 1184(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_54 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g6x3.3 */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm10, 832(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 1216(%rsp), %ymm10, %ymm10 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpbroadcastd 24(%rdi,%rcx), %ymm13 /* rkw_55 = bcast32() */
+	vmovdqa 256(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 1184(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vmovdqa %ymm2, 864(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 1248(%rsp), %ymm2, %ymm2 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 992(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_56 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 1280(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_57 = bcast32() */
+	vpxor %ymm11, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_58 = bcast32() */
+	vpxor %ymm5, %ymm7, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
 	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
 	vpslld $2, %ymm7, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_7_r = shr(g2lg_7) */
 	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_59 = bcast32() */
+	vpxor 1056(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm8, 96(%rsp) /* spill g3x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
 	vpslld $2, %ymm8, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_7_r = shr(g3lg_7) */
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 0(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_60 = bcast32() */
+	vmovdqa 768(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 896(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm4, 1024(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_61 = bcast32() */
+	vmovdqa 736(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 800(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm9, 928(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_62 = bcast32() */
+	vmovdqa 704(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 832(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm10, 960(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 384(%rsp), %ymm10, %ymm10 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpbroadcastd 28(%rdi,%rcx), %ymm13 /* rkw_63 = bcast32() */
+	vmovdqa 672(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 864(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_5_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_5_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
-	vmovdqa 448(%rsp), %ymm2 /* reload g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vmovdqa %ymm2, 992(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm10, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm2, 416(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm12, %ymm2 /* g3x1.4 */
+	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa %ymm8, %ymm9 /* g3x3.4 */
 	vmovdqa %ymm1, %ymm8 /* g1x2.4 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa 32(%rsp), %ymm1 /* reload g0x0.4 */
 	vmovdqa %ymm5, %ymm10 /* g2x1.4 */
 	vmovdqa %ymm7, %ymm5 /* g2x3.4 */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x0.4 */
-	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa 1280(%rsp), %ymm7 /* reload g1x0.4 */
 	vmovdqa %ymm3, %ymm12 /* g2x2.4 */
-	vmovdqa 1184(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa 1248(%rsp), %ymm3 /* reload g0x2.4 */
 	vmovdqa %ymm6, %ymm13 /* g1x3.4 */
-	vmovdqa %ymm9, %ymm6 /* g1x1.4 */
-	vmovdqa %ymm4, %ymm14 /* g3x2.4 */
-	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa %ymm11, %ymm6 /* g1x1.4 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa 96(%rsp), %ymm14 /* reload g3x2.4 */
 	add $32, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_gfni_5_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm0, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm0, %ymm15 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	vpunpckldq %ymm1, %ymm3, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm9, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm4, %ymm9, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm1, %ymm0, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm4, %ymm15, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm15, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu %ymm1, (%rdx) /* store outbe */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm4, %ymm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu %ymm1, 32(%rdx) /* store outbe_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm9, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm15, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu %ymm1, 64(%rdx) /* store outbe_2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
@@ -3166,22 +3222,21 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vmovdqu %ymm0, 320(%rdx) /* store outbe_10 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
-	vmovdqa 416(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %ymm2, %ymm9, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm9, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
 	vpunpckldq 1056(%rsp), %ymm14, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vmovdqu %ymm3, 384(%rdx) /* store outbe_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu %ymm1, 416(%rdx) /* store outbe_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu %ymm1, 448(%rdx) /* store outbe_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu %ymm0, 416(%rdx) /* store outbe_13 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu %ymm0, 448(%rdx) /* store outbe_14 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu %ymm0, 480(%rdx) /* store outbe_15 */
 	vmovdqa 1088(%rsp), %ymm0 /* reload g4x3.2 */
 	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
@@ -3237,7 +3292,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch:
 	vmovdqu %ymm1, 832(%rdx) /* store outbe_26 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_5_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
 	vmovdqu %ymm0, 864(%rdx) /* store outbe_27 */
-	vmovdqa 288(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
@@ -3269,7 +3324,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch,.-_gcry_sm4_wordslice_avx2_gfni_ba
  *   %rcx: src
  *   %r8: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1408 bytes (43 spill slots of 32 bytes)
+ *   frame: 1344 bytes (41 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch_xor
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_xor,@function;)
@@ -3281,7 +3336,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $1408, %rsp
+	sub $1344, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -3470,35 +3525,35 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
 	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
-	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm15, 288(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm15, 416(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_6_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm3, %ymm4, %ymm15 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpbroadcastd (%rdi,%r8), %ymm15 /* rkw = bcast32() */
+	vmovdqa %ymm4, 288(%rsp) /* spill g0x1.2 */
+	vpxor %ymm3, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm4, %ymm15 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm4, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm4, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm4, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm3, %ymm0, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
 	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm15, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm15, %ymm4, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm1 /* rkw_1 = bcast32() */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm13, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
@@ -3513,8 +3568,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_2 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
@@ -3529,9 +3585,10 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm14, %ymm2, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %ymm4 /* rkw_3 = bcast32() */
+	vpxor %ymm14, %ymm2, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -3545,107 +3602,112 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm7, %ymm4, %ymm4 /* g3l_acc = xor(g3s, g3lr24) */
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 896(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm2, 512(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g4lr2_l = shl(g4lg) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_4 = bcast32() */
+	vmovdqa 896(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm11 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 768(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 800(%rsp), %ymm7 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm7, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g5lr2_l = shl(g5lg) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_5 = bcast32() */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm11, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm7, %ymm7 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm11 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g5l_acc = xor(g5s, g5lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 832(%rsp), %ymm7 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm7, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm2, %ymm7, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm2, %ymm7 /* g6lr2_l = shl(g6lg) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_6 = bcast32() */
+	vmovdqa 832(%rsp), %ymm11 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm11, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm11 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm2, 384(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm2, %ymm7, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm15, %ymm11, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
+	vpor %ymm2, %ymm11, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g6l_acc = xor(g6s, g6lr24) */
 	vpxor %ymm2, %ymm7, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm7 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm7, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm9, %ymm15 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm9, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm7, %ymm15 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm7, %ymm15, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm11 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm11, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm11 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm2, %ymm11, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_1 = bcast32() */
-	vmovdqa 0(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_8 = bcast32() */
+	vmovdqa 64(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 160(%rsp), %ymm11, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm7, %ymm15, %ymm7 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm7, %ymm7 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm7 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm7 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm15, %ymm7, %ymm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm0, %ymm7, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm7 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_9 = bcast32() */
+	vpxor %ymm13, %ymm8, %ymm11 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
 	vpxor %ymm1, %ymm7, %ymm7 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm7, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm7, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm8, 288(%rsp) /* spill g1x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm7, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm15, %ymm7, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
@@ -3655,8 +3717,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm11, %ymm7, %ymm7 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm8, %ymm7, %ymm7 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm7, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm7 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm3, %ymm7, %ymm7 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm7, %ymm7 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm7, %ymm7 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
@@ -3671,8 +3734,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm11, %ymm7, %ymm7 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm7, %ymm10, %ymm7 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm14, %ymm8 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_11 = bcast32() */
+	vpxor %ymm9, %ymm14, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
 	vpxor %ymm4, %ymm8, %ymm8 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
@@ -3686,125 +3750,131 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm11, %ymm8, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 512(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm14, 512(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm10, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm10, %ymm14, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm15, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 0(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_12 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm11, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 512(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm10, %ymm10 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm10, %ymm10 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm10, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm10, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm14, 0(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm10, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 896(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm10, 224(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_13 = bcast32() */
+	vmovdqa 928(%rsp), %ymm14 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm14 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm10, 320(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm2, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 832(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm11, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm9, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm9, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm11, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_14 = bcast32() */
+	vmovdqa 960(%rsp), %ymm14 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm14 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm10 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 832(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_15 = bcast32() */
+	vmovdqa 992(%rsp), %ymm14 /* reload g7x2.2 */
+	vpxor 416(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm2, 32(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm2 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm2, %ymm2 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_16 = bcast32() */
+	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.2 */
 	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm9, 480(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm15, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm13, %ymm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm9, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm9, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm13, 0(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm9, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm15, %ymm11, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm13, %ymm14 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm13, 64(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
 	vpslld $2, %ymm13, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm13, %ymm13 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm13, %ymm15, %ymm13 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 160(%rsp), %ymm9, %ymm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_18 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm5, 288(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
@@ -3814,8 +3884,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm12 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
+	vpxor %ymm4, %ymm9, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
 	vpxor %ymm8, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
@@ -3829,828 +3900,868 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 384(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm12, 512(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 256(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm10, 352(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm10, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 32(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 192(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm2, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm2, %ymm13, %ymm2 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 960(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 288(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm13, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g4x3.2 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm9, 0(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g5x3.2 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm10, 352(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 960(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 416(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm2, %ymm2 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
 	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm11, 1184(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 160(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 0(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm7, %ymm3, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm7, %ymm3, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm8, %ymm4, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm11, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
+	vpxor %ymm8, %ymm4, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
 	vpslld $2, %ymm4, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm4, %ymm4 /* g3lr2_3_r = shr(g3lg_3) */
 	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm4, %ymm11, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 384(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 224(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm12, 1216(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm10, 1248(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 32(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 1280(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1152(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g4x0.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm4, %ymm4 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g5x0.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm9, 1184(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 256(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm2, 1248(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 416(%rsp), %ymm2, %ymm2 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_32 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm0, 1280(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_33 = bcast32() */
+	vpxor %ymm11, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
 	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 160(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_34 = bcast32() */
+	vpxor %ymm5, %ymm7, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm7, 160(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm7 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
 	vpslld $2, %ymm7, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_4_r = shr(g2lg_4) */
 	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 512(%rsp), %ymm8, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm8, 0(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_35 = bcast32() */
+	vpxor %ymm12, %ymm8, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
+	vpxor 0(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm8, 64(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
 	vpslld $2, %ymm8, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_4_r = shr(g3lg_4) */
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm11, 160(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 256(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_36 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 512(%rsp), %ymm4, %ymm4 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_37 = bcast32() */
+	vmovdqa 224(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 1184(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_38 = bcast32() */
+	vmovdqa 352(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 1216(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm10, 384(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 256(%rsp), %ymm10, %ymm10 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_39 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 1248(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vmovdqa %ymm2, 256(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 32(%rsp), %ymm2, %ymm2 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_40 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm0, 320(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm9, 96(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm9 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm9, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm9, %ymm9 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm9, %ymm15, %ymm9 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 448(%rsp), %ymm9, %ymm9 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_41 = bcast32() */
+	vpxor %ymm1, %ymm11, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vmovdqa %ymm11, 96(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm11 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm11, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm11, %ymm15, %ymm11 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 448(%rsp), %ymm11, %ymm11 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_42 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
 	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_5_r = shr(g2lg_5) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 512(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm11, 768(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 224(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm2, 704(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 160(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_43 = bcast32() */
+	vpxor 0(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm12, 160(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 64(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_44 = bcast32() */
+	vmovdqa 480(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm4, 768(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 320(%rsp), %ymm4, %ymm4 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_45 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm14 /* reload g5x2.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 224(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_46 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g6x2.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm10, 704(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_47 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_48 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_49 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
 	vmovdqa %ymm1, 128(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm7, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_50 = bcast32() */
+	vpxor %ymm7, %ymm3, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
 	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_6_r = shr(g2lg_6) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm8, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 512(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm11, 896(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm10, 800(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 1280(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_51 = bcast32() */
+	vpxor 0(%rsp), %ymm8, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm8, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_52 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 768(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm4, 896(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_53 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g5x3.3 */
+	vpxor 736(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 1184(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_54 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g6x3.3 */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm10, 832(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 1216(%rsp), %ymm10, %ymm10 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_55 = bcast32() */
+	vmovdqa 256(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 1184(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vmovdqa %ymm2, 864(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 1248(%rsp), %ymm2, %ymm2 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 992(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_56 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm9, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 1280(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_57 = bcast32() */
+	vpxor %ymm11, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm7, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_58 = bcast32() */
+	vpxor %ymm5, %ymm7, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
 	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm7 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
 	vpslld $2, %ymm7, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_7_r = shr(g2lg_7) */
 	vpor %ymm7, %ymm15, %ymm7 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm7, %ymm7 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm8, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm8, 1056(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_59 = bcast32() */
+	vpxor 1056(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm8, 96(%rsp) /* spill g3x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm8 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
 	vpslld $2, %ymm8, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
 	vpsrld $30, %ymm8, %ymm8 /* g3lr2_7_r = shr(g3lg_7) */
 	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 768(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm10, 928(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm2, 960(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 0(%rsp), %ymm8, %ymm8 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_60 = bcast32() */
+	vmovdqa 768(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 896(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm4, 1024(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_61 = bcast32() */
+	vmovdqa 736(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 800(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm9, 928(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_62 = bcast32() */
+	vmovdqa 704(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 832(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm10, 960(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm10 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm10, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 384(%rsp), %ymm10, %ymm10 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_63 = bcast32() */
+	vmovdqa 672(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 864(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_6_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_6_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm2, 1152(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
-	vmovdqa 448(%rsp), %ymm2 /* reload g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vmovdqa %ymm2, 992(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 256(%rsp), %ymm2, %ymm2 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm10, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm2, 416(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm12, %ymm2 /* g3x1.4 */
+	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa %ymm8, %ymm9 /* g3x3.4 */
 	vmovdqa %ymm1, %ymm8 /* g1x2.4 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa 32(%rsp), %ymm1 /* reload g0x0.4 */
 	vmovdqa %ymm5, %ymm10 /* g2x1.4 */
 	vmovdqa %ymm7, %ymm5 /* g2x3.4 */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x0.4 */
-	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa 1280(%rsp), %ymm7 /* reload g1x0.4 */
 	vmovdqa %ymm3, %ymm12 /* g2x2.4 */
-	vmovdqa 1184(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa 1248(%rsp), %ymm3 /* reload g0x2.4 */
 	vmovdqa %ymm6, %ymm13 /* g1x3.4 */
-	vmovdqa %ymm9, %ymm6 /* g1x1.4 */
-	vmovdqa %ymm4, %ymm14 /* g3x2.4 */
-	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa %ymm11, %ymm6 /* g1x1.4 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa 96(%rsp), %ymm14 /* reload g3x2.4 */
 	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_6_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm0, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm0, %ymm15 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	vpunpckldq %ymm1, %ymm3, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm9, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm4, %ymm9, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm1, %ymm0, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm4, %ymm15, %ymm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm15, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm3, %ymm1 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu (%rcx), %ymm3 /* msg = load() */
@@ -4660,7 +4771,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm9, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm15, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
@@ -4716,28 +4827,27 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 416(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %ymm2, %ymm9, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm9, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
 	vpunpckldq 1056(%rsp), %ymm14, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm14, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_6_bswap32(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -4819,7 +4929,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xor:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 288(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
@@ -4859,7 +4969,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_xor,.-_gcry_sm4_wordslice_avx2_gfn
  *   %rcx: src
  *   %r8: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1408 bytes (43 spill slots of 32 bytes)
+ *   frame: 1344 bytes (42 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch_ctr
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_ctr,@function;)
@@ -4871,7 +4981,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $1408, %rsp
+	sub $1344, %rsp
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
@@ -5334,55 +5444,56 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vmovdqa 608(%rsp), %ymm6 /* reload g6x3.2 */
 	vmovdqa %ymm6, 1312(%rsp) /* spill g6x3.2 */
 	vmovdqa 736(%rsp), %ymm6 /* reload g7x3.2 */
-	vmovdqa %ymm8, 608(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm6, 480(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm6, 608(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_7_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm9, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 352(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm9, 96(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm3, %ymm8, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vmovdqa %ymm4, 480(%rsp) /* spill g0x1.2 */
+	vpxor %ymm9, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm6 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm4, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm9, 224(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
 	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm13, %ymm11, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_1 = bcast32() */
+	vpxor %ymm13, %ymm11, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm3, %ymm8 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm3, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm3, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm8, %ymm3, %ymm8 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm8, %ymm9 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm8, %ymm8 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm8, %ymm9, %ymm8 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm6, %ymm3, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm9, %ymm6, %ymm6 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm6, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm6, %ymm9, %ymm6 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm8, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g2k = xor(g2k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm4 /* rkw_2 = bcast32() */
+	vpxor %ymm14, %ymm10, %ymm6 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm4, %ymm6, %ymm4 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm6 /* g2lr24 = lookup16(g2s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm4, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm12 /* g2lr16 = lookup16(g2s, rotl16) */
 	vpxor %ymm9, %ymm4, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
@@ -5390,15 +5501,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpslld $2, %ymm9, %ymm12 /* g2lr2_l = shl(g2lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
 	vpor %ymm9, %ymm12, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm8, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm0, %ymm5 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 608(%rsp), %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw_3 = bcast32() */
+	vpxor %ymm15, %ymm0, %ymm6 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm6 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm5, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm5, %ymm12 /* g3lr16 = lookup16(g3s, rotl16) */
 	vpxor %ymm9, %ymm5, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
@@ -5406,110 +5518,115 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpslld $2, %ymm9, %ymm12 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
 	vpor %ymm9, %ymm12, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm8, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
 	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1216(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 1152(%rsp), %ymm8 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm8, %ymm9 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm9, %ymm8 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm0, 32(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm9, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm0, %ymm8 /* g4lr2_l = shl(g4lg) */
+	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_4 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm9 /* reload g4x1.2 */
+	vpxor 1184(%rsp), %ymm9, %ymm12 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1248(%rsp), %ymm6, %ymm6 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm0, %ymm9 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm0, %ymm8, %ymm0 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm12, %ymm9, %ymm8 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
+	vpor %ymm0, %ymm9, %ymm0 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1120(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 992(%rsp), %ymm8 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm8, %ymm9 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1280(%rsp), %ymm9, %ymm9 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm9, %ymm8 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm0, 0(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm9, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm0, %ymm8 /* g5lr2_l = shl(g5lg) */
+	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_5 = bcast32() */
+	vmovdqa 992(%rsp), %ymm9 /* reload g5x1.2 */
+	vpxor 1024(%rsp), %ymm9, %ymm12 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1280(%rsp), %ymm6, %ymm6 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm0, %ymm9 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm0, %ymm8, %ymm0 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm12, %ymm9, %ymm8 /* g5l_acc = xor(g5s, g5lr24) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
+	vpor %ymm0, %ymm9, %ymm0 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 960(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 928(%rsp), %ymm8 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm9 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm9, %ymm8 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm9, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm0, %ymm8 /* g6lr2_l = shl(g6lg) */
+	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_6 = bcast32() */
+	vmovdqa 928(%rsp), %ymm9 /* reload g6x1.2 */
+	vpxor 1056(%rsp), %ymm9, %ymm12 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1312(%rsp), %ymm6, %ymm6 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm0, 0(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm0, %ymm9 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm0, %ymm8, %ymm0 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm12, %ymm9, %ymm8 /* g6l_acc = xor(g6s, g6lr24) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
+	vpor %ymm0, %ymm9, %ymm0 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 896(%rsp), %ymm8 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm8, %ymm9 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 480(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
+	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_7 = bcast32() */
+	vmovdqa 896(%rsp), %ymm9 /* reload g7x1.2 */
+	vpxor 1088(%rsp), %ymm9, %ymm12 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 608(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm12 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm8 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm12, %ymm6, %ymm12 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm8, %ymm12 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm8, %ymm8 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm8, %ymm12, %ymm8 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm9, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* g7x = xor(g7l, g7x0.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm0, %ymm9 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm0, %ymm9, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 704(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_1 = bcast32() */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor 224(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_8 = bcast32() */
+	vmovdqa 224(%rsp), %ymm9 /* reload g0x2.2 */
+	vpxor 352(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm2, %ymm6, %ymm6 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm2, 448(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm6, 320(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm6 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm6, %ymm2, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm2, %ymm6 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm2, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm2, %ymm6, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm9, %ymm12, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpor %ymm2, %ymm9, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
 	vpxor %ymm2, %ymm6, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm13, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
+	vpxor 480(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_9 = bcast32() */
+	vpxor %ymm7, %ymm13, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm9, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
 	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm12 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm13, 352(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm13, 480(%rsp) /* spill g1x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm12, %ymm6, %ymm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
@@ -5519,8 +5636,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
 	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm8, %ymm9, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_10 = bcast32() */
+	vpxor %ymm1, %ymm14, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
@@ -5535,8 +5653,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 608(%rsp), %ymm15, %ymm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm8, %ymm10, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_11 = bcast32() */
+	vpxor %ymm8, %ymm15, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
 	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
@@ -5550,960 +5669,1007 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1184(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm15, 32(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm15 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm15, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm11, %ymm15 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm11, %ymm15, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 96(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g4x2.2 */
+	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 32(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm11, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm15, 96(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm11, %ymm15 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm15, %ymm12, %ymm12 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm12, %ymm15 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm12, %ymm15, %ymm12 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 1024(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm11, 192(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_13 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g5x2.2 */
+	vpxor 1280(%rsp), %ymm13, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm11, 320(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm11, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm12, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1056(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm12 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm0, 640(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 928(%rsp), %ymm0, %ymm0 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 480(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 320(%rsp), %ymm8, %ymm8 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm12 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm15, %ymm8, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_14 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g6x2.2 */
+	vpxor 1312(%rsp), %ymm13, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 576(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm11, 192(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm11, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm12, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_15 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g7x2.2 */
+	vpxor 608(%rsp), %ymm13, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm0, 640(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm0 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm0, %ymm13 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm0, %ymm13, %ymm0 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm15, %ymm12, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 896(%rsp), %ymm0, %ymm0 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
-	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_16 = bcast32() */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0x3.2 */
 	vpxor 448(%rsp), %ymm13, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm2, 512(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm8 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm8, %ymm2, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm2, %ymm8 /* g0lr2_2_l = shl(g0lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm2 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm2, %ymm13 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm2, %ymm8, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm13, %ymm15, %ymm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 96(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm7, %ymm8 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm7, 96(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm8, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpor %ymm2, %ymm13, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm15, %ymm12, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_17 = bcast32() */
+	vpxor %ymm3, %ymm7, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm7, 224(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
 	vpslld $2, %ymm7, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm7, %ymm7 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 352(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm4, %ymm1, %ymm8 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm8, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 480(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_18 = bcast32() */
+	vpxor %ymm4, %ymm1, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm1, 480(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
 	vpslld $2, %ymm1, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm1, %ymm15, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm1, %ymm8, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 608(%rsp), %ymm5, %ymm8 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm14, %ymm8, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
+	vpxor %ymm5, %ymm8, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
 	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm14, %ymm8, %ymm8 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 32(%rsp), %ymm8, %ymm8 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1248(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 0(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm8, 32(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm8, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 96(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g4x3.2 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm8, 96(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm8, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
 	vpsrld $30, %ymm8, %ymm8 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm8, %ymm13, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpor %ymm8, %ymm14, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1280(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 576(%rsp), %ymm13, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm11, 256(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm11, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1312(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 640(%rsp), %ymm13, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm0, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm0, %ymm13, %ymm0 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1056(%rsp), %ymm0, %ymm0 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 480(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 320(%rsp), %ymm13, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm13, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1088(%rsp), %ymm12, %ymm12 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g5x3.2 */
+	vpxor 0(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 192(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm8, 384(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1024(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1312(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm11, 256(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1056(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 608(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 640(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vmovdqa %ymm0, 64(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1088(%rsp), %ymm0, %ymm0 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
 	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm2, 672(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm12, 544(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm2, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm2, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm3, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	vpslld $2, %ymm3, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 96(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 224(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
 	vpslld $2, %ymm4, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 352(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm10, %ymm5, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 32(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm5, 352(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
+	vpxor %ymm10, %ymm5, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm5, 480(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
 	vpslld $2, %ymm5, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
 	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 608(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 0(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm8, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1248(%rsp), %ymm8, %ymm8 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 576(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 256(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm11, 288(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 640(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm0, 128(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1312(%rsp), %ymm0, %ymm0 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 544(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g4x0.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm5, 96(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1248(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 0(%rsp), %ymm14 /* reload g5x0.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm8, 544(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1280(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 576(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm11, 416(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 640(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 64(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_32 = bcast32() */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 672(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm2, 160(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm2, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm2, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_33 = bcast32() */
+	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
 	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 224(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm9, 224(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm9 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 352(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_34 = bcast32() */
+	vpxor %ymm1, %ymm9, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
 	vpslld $2, %ymm9, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
 	vpsrld $30, %ymm9, %ymm9 /* g2lr2_4_r = shr(g2lg_4) */
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 96(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 32(%rsp), %ymm10, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm10, 96(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 224(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_35 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
+	vpxor 96(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
 	vpslld $2, %ymm10, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
 	vpsrld $30, %ymm10, %ymm10 /* g3lr2_4_r = shr(g3lg_4) */
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 416(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm8, 352(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm8, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 0(%rsp), %ymm8, %ymm8 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 256(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 288(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm11, 0(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 576(%rsp), %ymm11, %ymm11 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 64(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 128(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 640(%rsp), %ymm0, %ymm0 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 544(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 480(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_36 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm5, 480(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_37 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm8, 32(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 0(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_38 = bcast32() */
+	vmovdqa 256(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 416(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm11, 0(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 576(%rsp), %ymm11, %ymm11 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_39 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 640(%rsp), %ymm0, %ymm0 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_40 = bcast32() */
 	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm2, 320(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 704(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm2, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm2, 640(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm2, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 512(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm3, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_41 = bcast32() */
+	vpxor %ymm3, %ymm7, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
 	vmovdqa %ymm7, 512(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
 	vpslld $2, %ymm7, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
 	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm4, %ymm1, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_42 = bcast32() */
+	vpxor %ymm4, %ymm1, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
 	vmovdqa %ymm1, 448(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm1 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm1 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
 	vpslld $2, %ymm1, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
 	vpsrld $30, %ymm1, %ymm1 /* g2lr2_5_r = shr(g2lg_5) */
 	vpor %ymm1, %ymm15, %ymm1 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 224(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 32(%rsp), %ymm5, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm5, 224(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm5, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm5, %ymm5 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm8, 1120(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm8, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 192(%rsp), %ymm8, %ymm8 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 0(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm11, 960(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 128(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm0, 832(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 544(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
-	vpxor 704(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_43 = bcast32() */
+	vpxor 96(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm12, 352(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 224(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_44 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm5, 1120(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 320(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_45 = bcast32() */
+	vmovdqa 544(%rsp), %ymm14 /* reload g5x2.3 */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm8, 960(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 192(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_46 = bcast32() */
+	vmovdqa 416(%rsp), %ymm14 /* reload g6x2.3 */
+	vpxor 0(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm11, 832(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_47 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vmovdqa %ymm0, 704(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 160(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 896(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm2, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_48 = bcast32() */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 640(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm2, 64(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm2, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 672(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm3, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_49 = bcast32() */
+	vpxor %ymm6, %ymm3, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
 	vmovdqa %ymm3, 672(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm3 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
 	vpslld $2, %ymm3, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
 	vpsrld $30, %ymm3, %ymm3 /* g1lr2_6_r = shr(g1lg_6) */
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_50 = bcast32() */
+	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
 	vmovdqa %ymm4, 512(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm4 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
 	vpslld $2, %ymm4, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
 	vpsrld $30, %ymm4, %ymm4 /* g2lr2_6_r = shr(g2lg_6) */
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 224(%rsp), %ymm10, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm5, 448(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm5 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm5, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm5, %ymm5 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 32(%rsp), %ymm5, %ymm5 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1120(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm8, 1152(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm8, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 416(%rsp), %ymm8, %ymm8 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 0(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 288(%rsp), %ymm11, %ymm11 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 576(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm0, 928(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 128(%rsp), %ymm0, %ymm0 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_51 = bcast32() */
+	vpxor 96(%rsp), %ymm10, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_52 = bcast32() */
+	vmovdqa 480(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 1120(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm5, 1152(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 384(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_53 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g5x3.3 */
+	vpxor 960(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm8, 992(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 544(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_54 = bcast32() */
+	vmovdqa 0(%rsp), %ymm14 /* reload g6x3.3 */
+	vpxor 832(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_55 = bcast32() */
+	vmovdqa 576(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 544(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vmovdqa %ymm0, 896(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm2, 544(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm15, %ymm2 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 1088(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm2, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_56 = bcast32() */
+	vmovdqa 640(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 64(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm2, 288(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm2, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm2, %ymm12, %ymm2 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 160(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 160(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 128(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_57 = bcast32() */
+	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 128(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm1, %ymm9, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_58 = bcast32() */
+	vpxor %ymm1, %ymm9, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
 	vmovdqa %ymm9, 672(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm9 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
 	vpslld $2, %ymm9, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
 	vpsrld $30, %ymm9, %ymm9 /* g2lr2_7_r = shr(g2lg_7) */
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 448(%rsp), %ymm10, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm10, 1216(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_59 = bcast32() */
+	vpxor 1216(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g3x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
 	vpslld $2, %ymm10, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
 	vpsrld $30, %ymm10, %ymm10 /* g3lr2_7_r = shr(g3lg_7) */
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 224(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 1120(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
-	vpxor %ymm8, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm8, 1184(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm8 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm8, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 352(%rsp), %ymm8, %ymm8 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 960(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm11, 1024(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm11 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 832(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm0, 1056(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm14, %ymm0 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm0, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm0, %ymm0 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm0, %ymm12, %ymm0 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 896(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 96(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_60 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 1152(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 480(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_61 = bcast32() */
+	vmovdqa 960(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 992(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm8, 1024(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 32(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_62 = bcast32() */
+	vmovdqa 832(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 928(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 0(%rsp), %ymm11, %ymm11 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_63 = bcast32() */
+	vmovdqa 704(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 896(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm10, 608(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm8, 1248(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm11, 1280(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 480(%rsp) /* spill g7x3.2 */
-	vmovdqa 448(%rsp), %ymm0 /* reload g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vmovdqa %ymm0, 1088(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm0, %ymm14 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm0, %ymm0 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm8, 1280(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm11, 1312(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm0, 608(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm12, %ymm0 /* g3x1.4 */
+	vmovdqa 672(%rsp), %ymm5 /* reload g2x0.4 */
+	vmovdqa %ymm10, %ymm8 /* g3x3.4 */
 	vmovdqa %ymm1, %ymm10 /* g2x1.4 */
 	vmovdqa %ymm9, %ymm1 /* g2x3.4 */
-	vmovdqa 544(%rsp), %ymm9 /* reload g0x2.4 */
+	vmovdqa 288(%rsp), %ymm9 /* reload g0x2.4 */
 	vmovdqa %ymm7, %ymm11 /* g1x1.4 */
 	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
-	vmovdqa 160(%rsp), %ymm12 /* reload g1x0.4 */
+	vmovdqa 128(%rsp), %ymm12 /* reload g1x0.4 */
 	vmovdqa %ymm3, %ymm13 /* g1x2.4 */
 	vmovdqa %ymm2, %ymm3 /* g0x3.4 */
-	vmovdqa 320(%rsp), %ymm2 /* reload g0x0.4 */
+	vmovdqa 640(%rsp), %ymm2 /* reload g0x0.4 */
 	vmovdqa %ymm4, %ymm14 /* g2x2.4 */
-	vmovdqa 384(%rsp), %ymm4 /* reload g0x1.4 */
-	vmovdqa %ymm5, %ymm15 /* g3x2.4 */
-	vmovdqa 672(%rsp), %ymm5 /* reload g2x0.4 */
+	vmovdqa 64(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa 512(%rsp), %ymm15 /* reload g3x2.4 */
 	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_7_loop_r0
@@ -6513,13 +6679,13 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	vpunpckldq %ymm2, %ymm9, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm2, %ymm9, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm6, %ymm8 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckldq %ymm4, %ymm6, %ymm9 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %ymm2, %ymm3, %ymm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm8 /* msg = load() */
-	vpxor %ymm8, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm9, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm3, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
@@ -6581,13 +6747,12 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vmovdqu 352(%rcx), %ymm2 /* msg_11 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
-	vmovdqa 608(%rsp), %ymm1 /* reload g3x3.2 */
-	vpunpckldq %ymm0, %ymm1, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 1216(%rsp), %ymm15, %ymm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckldq %ymm0, %ymm8, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm0, %ymm8, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq 1216(%rsp), %ymm15, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1216(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm1, %ymm2, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm1, %ymm2, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
@@ -6684,7 +6849,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 480(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 608(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1088(%rsp), %ymm2 /* reload g7x2.2 */
@@ -6724,7 +6889,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_ctr,.-_gcry_sm4_wordslice_avx2_gfn
  *   %rcx: src
  *   %r8: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1408 bytes (43 spill slots of 32 bytes)
+ *   frame: 1344 bytes (41 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch_xts
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_xts,@function;)
@@ -6736,7 +6901,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $1408, %rsp
+	sub $1344, %rsp
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* raw = load() */
@@ -6989,35 +7154,35 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vmovdqa 416(%rsp), %ymm13 /* reload g6x3.2 */
 	vmovdqa %ymm13, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm13 /* reload g7x3.2 */
-	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm13, 288(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm13, 416(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_8_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm13 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm3, %ymm13, %ymm13 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm0, 32(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm3, 64(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpbroadcastd (%rdi,%r8), %ymm13 /* rkw = bcast32() */
+	vmovdqa %ymm4, 288(%rsp) /* spill g0x1.2 */
+	vpxor %ymm0, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm4, %ymm13 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm0, 160(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm4, %ymm0 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm3, 32(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm4, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm4, %ymm0 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm3, %ymm0, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
 	vpslld $2, %ymm0, %ymm3 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm0, %ymm3, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm13, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm13, %ymm4, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm0, %ymm3, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm1 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm1, %ymm1 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm1 /* rkw_1 = bcast32() */
+	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm2, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
@@ -7032,8 +7197,9 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm3, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm3 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2k = xor(g2k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_2 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm4 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm3, %ymm3 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm3, %ymm3 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
@@ -7048,9 +7214,10 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm4, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
 	vpxor %ymm7, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm15, %ymm14, %ymm4 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %ymm4 /* rkw_3 = bcast32() */
+	vpxor %ymm15, %ymm14, %ymm7 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm4, %ymm4 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm4, %ymm4 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm4, %ymm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -7064,122 +7231,128 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpxor %ymm7, %ymm4, %ymm4 /* g3l_acc = xor(g3s, g3lr24) */
 	vpxor %ymm11, %ymm4, %ymm4 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1056(%rsp), %ymm4, %ymm4 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 992(%rsp), %ymm7 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm7, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm14, 0(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm14 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm14, %ymm7, %ymm7 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm7, %ymm14 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm7, %ymm14, %ymm7 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_4 = bcast32() */
+	vmovdqa 992(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm7, %ymm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm7, %ymm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm7, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm7, %ymm11 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm14, 64(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm7, %ymm14 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm11, %ymm14 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm11, %ymm14, %ymm11 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm13, %ymm7, %ymm7 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 864(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm11 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g5lr2_l = shl(g5lg) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_5 = bcast32() */
+	vmovdqa 768(%rsp), %ymm13 /* reload g5x1.2 */
+	vpxor 896(%rsp), %ymm13, %ymm14 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm13 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm7, 0(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm7 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm7, %ymm13 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm7, %ymm7 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm14, %ymm13, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
+	vpor %ymm7, %ymm13, %ymm7 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 736(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 800(%rsp), %ymm11 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm11 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm7, 384(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g6lr2_l = shl(g6lg) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_6 = bcast32() */
+	vmovdqa 800(%rsp), %ymm13 /* reload g6x1.2 */
+	vpxor 928(%rsp), %ymm13, %ymm14 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm13 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm7, 512(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm7 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm7, %ymm13 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm7, %ymm7 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm14, %ymm13, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
+	vpor %ymm7, %ymm13, %ymm7 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
 	vpxor %ymm7, %ymm11, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 704(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 832(%rsp), %ymm11 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm9, %ymm14 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm9, %ymm11 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm11, %ymm14 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm11, %ymm14, %ymm11 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm9, %ymm9 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_7 = bcast32() */
+	vmovdqa 832(%rsp), %ymm13 /* reload g7x1.2 */
+	vpxor 960(%rsp), %ymm13, %ymm14 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm7, 384(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm7 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm7, %ymm13 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm7, %ymm13, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_1 = bcast32() */
-	vmovdqa 32(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 64(%rsp), %ymm13, %ymm14 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_8 = bcast32() */
+	vmovdqa 160(%rsp), %ymm13 /* reload g0x2.2 */
+	vpxor 32(%rsp), %ymm13, %ymm14 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm13 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm0, 256(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm9, 448(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm13, %ymm14, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm2, %ymm8, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm9, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm9, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_9 = bcast32() */
+	vpxor %ymm2, %ymm8, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm8, %ymm14, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm8, %ymm14 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm8, %ymm14, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm8, %ymm8 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm8, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm8, %ymm13 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm8, %ymm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vpxor %ymm13, %ymm8, %ymm13 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
@@ -7187,991 +7360,1039 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vpslld $2, %ymm13, %ymm14 /* g2lr2_1_l = shl(g2lg_1) */
 	vpsrld $30, %ymm13, %ymm13 /* g2lr2_1_r = shr(g2lg_1) */
 	vpor %ymm13, %ymm14, %ymm13 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm13, %ymm8, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 416(%rsp), %ymm15, %ymm9 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm9, %ymm9 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm9, %ymm9 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm9, %ymm10 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm9, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm9, %ymm14 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_11 = bcast32() */
+	vpxor %ymm9, %ymm15, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor %ymm4, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm10, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm10, %ymm14 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
 	vpslld $2, %ymm13, %ymm14 /* g3lr2_1_l = shl(g3lg_1) */
 	vpsrld $30, %ymm13, %ymm13 /* g3lr2_1_r = shr(g3lg_1) */
 	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm15, 0(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm15 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm10, %ymm15 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm10, %ymm15, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 896(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 384(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm10, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 768(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 928(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm7, 192(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm7, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm7, %ymm13, %ymm7 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 800(%rsp), %ymm7, %ymm7 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 960(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 288(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm13 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm13, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 832(%rsp), %ymm11, %ymm11 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm14 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 0(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm13 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm15, 64(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm15 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm13, %ymm15 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm13, %ymm13 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm13, %ymm15, %ymm13 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm13 /* rkw_13 = bcast32() */
+	vmovdqa 896(%rsp), %ymm14 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm11, 448(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 768(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm13 /* rkw_14 = bcast32() */
+	vmovdqa 928(%rsp), %ymm14 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm11, 320(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 800(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm13 /* rkw_15 = bcast32() */
+	vmovdqa 960(%rsp), %ymm14 /* reload g7x2.2 */
+	vpxor 416(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm7, 192(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 832(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_16 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x3.2 */
 	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm11, 480(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm11 /* g0lr2_2_l = shl(g0lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm1, %ymm2, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm2, %ymm14 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm2, 160(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
 	vpslld $2, %ymm2, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm2, %ymm2 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm2, %ymm15, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 160(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm3, %ymm5, %ymm11 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 288(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_18 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm5, 288(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 416(%rsp), %ymm4, %ymm11 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm11, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
+	vpxor %ymm4, %ymm9, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
 	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 320(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm11, 0(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm10, 352(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 192(%rsp), %ymm12, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm7, 224(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 928(%rsp), %ymm7, %ymm7 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 288(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 448(%rsp), %ymm12, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 64(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g4x3.2 */
+	vpxor 0(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm9, 64(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g5x3.2 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 320(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm11, 352(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 416(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vmovdqa %ymm7, 224(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 960(%rsp), %ymm7, %ymm7 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 256(%rsp), %ymm14 /* reload g0x0.3 */
 	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm12, 1184(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 32(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 32(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm8, %ymm3, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm3, 160(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 160(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm9, %ymm4, %ymm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm4, 160(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
+	vpxor %ymm10, %ymm4, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
 	vpslld $2, %ymm4, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm4, %ymm4 /* g3lr2_3_r = shr(g3lg_3) */
 	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 416(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 512(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm11, 1216(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm10, 1248(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 224(%rsp), %ymm12, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm7, 1280(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1152(%rsp), %ymm7, %ymm7 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 448(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 480(%rsp), %ymm12, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 64(%rsp), %ymm4, %ymm4 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 0(%rsp), %ymm14 /* reload g4x0.3 */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm4, %ymm4 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g5x0.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm9, 1184(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm11, 1216(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm7, 1248(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 416(%rsp), %ymm7, %ymm7 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_4 = bcast32() */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_32 = bcast32() */
 	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm12, 1344(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_4_l = shl(g0lg_4) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm0, 1280(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_4 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_4 = xor(g1k_4, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_33 = bcast32() */
+	vpxor %ymm2, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
 	vmovdqa %ymm6, 256(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_4 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_4 = xor(g2k_4, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm8, 64(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm8 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 32(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_34 = bcast32() */
+	vpxor %ymm5, %ymm8, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm8, 32(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm8 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
 	vpslld $2, %ymm8, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
 	vpsrld $30, %ymm8, %ymm8 /* g2lr2_4_r = shr(g2lg_4) */
 	vpor %ymm8, %ymm15, %ymm8 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 32(%rsp), %ymm8, %ymm8 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 0(%rsp), %ymm9, %ymm12 /* g3k_acc_4 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_4 = xor(g3k_4, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm9, 32(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm9 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
-	vpslld $2, %ymm9, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_4_r = shr(g3lg_4) */
-	vpor %ymm9, %ymm15, %ymm9 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 160(%rsp), %ymm9, %ymm9 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm11, 160(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 512(%rsp), %ymm11, %ymm11 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 1248(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 224(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 1280(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm7, 384(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 192(%rsp), %ymm7, %ymm7 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 480(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_35 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm10, 160(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_4_r = shr(g3lg_4) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 288(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_36 = bcast32() */
+	vmovdqa 448(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm4, 288(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_37 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 1184(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm9, 0(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_38 = bcast32() */
+	vmovdqa 352(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 1216(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm11, 512(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_39 = bcast32() */
+	vmovdqa 224(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 1248(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vmovdqa %ymm7, 384(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 192(%rsp), %ymm7, %ymm7 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_5 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_40 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 672(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm1, %ymm2, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_41 = bcast32() */
+	vpxor %ymm1, %ymm2, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
 	vmovdqa %ymm2, 96(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm2 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm2 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
 	vpslld $2, %ymm2, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
 	vpsrld $30, %ymm2, %ymm2 /* g1lr2_5_r = shr(g1lg_5) */
 	vpor %ymm2, %ymm15, %ymm2 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm3, %ymm5, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_42 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
 	vmovdqa %ymm5, 256(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_5_r = shr(g2lg_5) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 0(%rsp), %ymm4, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 32(%rsp), %ymm4, %ymm4 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 160(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm11, 864(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 320(%rsp), %ymm11, %ymm11 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 512(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 1280(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 384(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm7, 704(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 224(%rsp), %ymm7, %ymm7 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1344(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_43 = bcast32() */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm12, 32(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm12, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_44 = bcast32() */
+	vmovdqa 480(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm4, 864(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_45 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm14 /* reload g5x2.3 */
+	vpxor 0(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_46 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g6x2.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm11, 704(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 352(%rsp), %ymm11, %ymm11 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_47 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 832(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_48 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm1, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_49 = bcast32() */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
 	vmovdqa %ymm1, 128(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
 	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
 	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm8, %ymm3, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_50 = bcast32() */
+	vpxor %ymm8, %ymm3, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
 	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_6_r = shr(g2lg_6) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 256(%rsp), %ymm3, %ymm3 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 64(%rsp), %ymm9, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm4, 256(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm4 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm4, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm4, %ymm15, %ymm4 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 0(%rsp), %ymm4, %ymm4 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 1216(%rsp), %ymm11, %ymm11 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 512(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm10, 768(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 704(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm7, 800(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 1280(%rsp), %ymm7, %ymm7 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1344(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 672(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
-	vpxor 832(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_51 = bcast32() */
+	vpxor 64(%rsp), %ymm10, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 32(%rsp), %ymm10, %ymm10 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_52 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 864(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm4, 992(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_53 = bcast32() */
+	vmovdqa 0(%rsp), %ymm14 /* reload g5x3.3 */
+	vpxor 736(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm9, 768(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 1184(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_54 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g6x3.3 */
+	vpxor 704(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm11, 800(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_55 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 1184(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vmovdqa %ymm7, 832(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 1248(%rsp), %ymm7, %ymm7 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm15, %ymm0 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 960(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_56 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 1312(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm2, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 1280(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_57 = bcast32() */
+	vpxor %ymm2, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
 	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
 	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
 	vpxor 128(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm5, %ymm8, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_58 = bcast32() */
+	vpxor %ymm5, %ymm8, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
 	vmovdqa %ymm8, 128(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm8 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm8 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm8, %ymm15, %ymm8 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
 	vpslld $2, %ymm8, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
 	vpsrld $30, %ymm8, %ymm8 /* g2lr2_7_r = shr(g2lg_7) */
 	vpor %ymm8, %ymm15, %ymm8 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 96(%rsp), %ymm8, %ymm8 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 256(%rsp), %ymm9, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm12, %ymm9 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
-	vpslld $2, %ymm9, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_7_r = shr(g3lg_7) */
-	vpor %ymm9, %ymm15, %ymm9 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 864(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
-	vpxor %ymm11, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm11 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 160(%rsp), %ymm11, %ymm11 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 768(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm10, 896(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm10 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 704(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 800(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
-	vpxor %ymm7, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm7, 928(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm14, %ymm7 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm7, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm7, %ymm7 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm7, %ymm12, %ymm7 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 384(%rsp), %ymm7, %ymm7 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 832(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_59 = bcast32() */
+	vpxor 1056(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm10, 96(%rsp) /* spill g3x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_7_r = shr(g3lg_7) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_60 = bcast32() */
+	vmovdqa 864(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 992(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm4, 1024(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm4 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm4, %ymm14, %ymm4 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm4, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm4, %ymm4 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm4, %ymm14, %ymm4 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_61 = bcast32() */
+	vmovdqa 736(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 768(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 0(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_62 = bcast32() */
+	vmovdqa 704(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 800(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm11, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_63 = bcast32() */
+	vmovdqa 672(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 832(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_8_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_8_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm9, 416(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm11, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm10, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm7, 1152(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 288(%rsp) /* spill g7x3.2 */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vmovdqa %ymm7, 960(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_rotl16(%rip), %ymm13, %ymm7 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm7, %ymm14 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm7, %ymm14, %ymm7 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 384(%rsp), %ymm7, %ymm7 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm4, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm11, 1152(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm7, 416(%rsp) /* spill g7x3.2 */
+	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa 1280(%rsp), %ymm7 /* reload g1x0.4 */
+	vmovdqa %ymm10, %ymm9 /* g3x3.4 */
 	vmovdqa %ymm5, %ymm10 /* g2x1.4 */
 	vmovdqa %ymm8, %ymm5 /* g2x3.4 */
 	vmovdqa %ymm1, %ymm8 /* g1x2.4 */
-	vmovdqa 448(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa 192(%rsp), %ymm1 /* reload g0x0.4 */
 	vmovdqa 128(%rsp), %ymm11 /* reload g2x0.4 */
+	vmovdqa %ymm12, %ymm14 /* g3x1.4 */
 	vmovdqa %ymm3, %ymm12 /* g2x2.4 */
 	vmovdqa %ymm0, %ymm3 /* g0x3.4 */
-	vmovdqa 1184(%rsp), %ymm0 /* reload g0x2.4 */
-	vmovdqa 256(%rsp), %ymm14 /* reload g3x1.4 */
-	vmovdqa %ymm4, %ymm15 /* g3x2.4 */
-	vmovdqa 480(%rsp), %ymm4 /* reload g0x1.4 */
-	vmovdqa %ymm2, %ymm9 /* g1x1.4 */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g0x2.4 */
+	vmovdqa 96(%rsp), %ymm15 /* reload g3x2.4 */
+	vmovdqa %ymm2, %ymm13 /* g1x1.4 */
 	vmovdqa %ymm6, %ymm2 /* g1x3.4 */
-	vmovdqa %ymm9, %ymm6 /* g1x1.4 */
+	vmovdqa %ymm13, %ymm6 /* g1x1.4 */
 	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_8_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm3, %ymm9 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm3, %ymm13 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	vpunpckldq %ymm1, %ymm0, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm9, %ymm1 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm4, %ymm9, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm0, %ymm3, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm4, %ymm13, %ymm1 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm13, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm0, %ymm3, %ymm13 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm0, %ymm3, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu (%rcx), %ymm3 /* msg = load() */
@@ -8181,7 +8402,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm9, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm13, %ymm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
@@ -8237,28 +8458,27 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 416(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq %ymm14, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm14, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %ymm14, %ymm9, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm14, %ymm9, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
 	vpunpckldq 1056(%rsp), %ymm15, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_8_bswap32(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -8340,7 +8560,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_xts:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 288(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 832(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 832(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 960(%rsp), %ymm2 /* reload g7x2.2 */
@@ -8382,7 +8602,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_xts,.-_gcry_sm4_wordslice_avx2_gfn
  *   %r9: hashed
  *   %r10: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1408 bytes (44 spill slots of 32 bytes)
+ *   frame: 1408 bytes (43 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch_gcm
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_gcm,@function;)
@@ -9377,39 +9597,39 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vmovdqa 640(%rsp), %ymm6 /* reload g6x3.2 */
 	vmovdqa %ymm6, 1344(%rsp) /* spill g6x3.2 */
 	vmovdqa 768(%rsp), %ymm6 /* reload g7x3.2 */
-	vmovdqa %ymm8, 640(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm6, 448(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm6, 640(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_9_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm8 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm15, %ymm8, %ymm8 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm4 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm10, 480(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm8, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm15, 0(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm8, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm10, %ymm8, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g0x1.2 */
+	vpxor %ymm10, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm15, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm6 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm10, 96(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm4, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm15, 480(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm4, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm10, %ymm4, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm15, %ymm10, %ymm10 /* g0lg = xor(g0lg_acc, g0lr16) */
 	vpslld $2, %ymm10, %ymm15 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm10, %ymm15, %ymm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm14, %ymm12, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%r10), %ymm4 /* rkw_1 = bcast32() */
+	vpxor %ymm14, %ymm12, %ymm6 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm4, %ymm6, %ymm4 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm8 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm6 /* g1lr24 = lookup16(g1s, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm4, %ymm10 /* g1lr8 = lookup16(g1s, rotl8) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm4, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm10, %ymm4, %ymm10 /* g1lg_acc = xor(g1s, g1lr8) */
@@ -9417,153 +9637,161 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpslld $2, %ymm10, %ymm15 /* g1lr2_l = shl(g1lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g1lr2_r = shr(g1lg) */
 	vpor %ymm10, %ymm15, %ymm10 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm8, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm10, %ymm4, %ymm4 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm4, %ymm13, %ymm4 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm11, %ymm0, %ymm8 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g2k = xor(g2k_acc, rkw) */
-	vpxor %ymm3, %ymm8, %ymm8 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm8, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm8, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm13, %ymm8, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_2 = bcast32() */
+	vpxor %ymm11, %ymm0, %ymm10 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm3, %ymm6, %ymm6 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm13, %ymm6, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g2lg = xor(g2lg_acc, g2lr16) */
 	vpslld $2, %ymm13, %ymm15 /* g2lr2_l = shl(g2lg) */
 	vpsrld $30, %ymm13, %ymm13 /* g2lr2_r = shr(g2lg) */
 	vpor %ymm13, %ymm15, %ymm13 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm8, %ymm5, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpxor %ymm9, %ymm2, %ymm8 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm8, %ymm8 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 640(%rsp), %ymm8, %ymm8 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm8, %ymm8 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm8, %ymm8 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm8, %ymm10 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm8, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm8, %ymm15 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm13, %ymm8, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm13, %ymm6, %ymm6 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_3 = bcast32() */
+	vpxor %ymm9, %ymm2, %ymm10 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm10 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm15 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm13, %ymm6, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g3lg = xor(g3lg_acc, g3lr16) */
 	vpslld $2, %ymm13, %ymm15 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm13, %ymm13 /* g3lr2_r = shr(g3lg) */
 	vpor %ymm13, %ymm15, %ymm13 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm13, %ymm8, %ymm8 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1248(%rsp), %ymm8, %ymm8 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1280(%rsp), %ymm13, %ymm13 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm2, 288(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm2, %ymm10 /* g4lr2_l = shl(g4lg) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm13, %ymm6, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1248(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_4 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm13 /* reload g4x1.2 */
+	vpxor 1216(%rsp), %ymm13, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1280(%rsp), %ymm10, %ymm10 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm13 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm2, %ymm10, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm15, %ymm13, %ymm10 /* g4l_acc = xor(g4s, g4lr24) */
+	vpor %ymm2, %ymm13, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g4l_acc = xor(g4s, g4lr24) */
 	vpxor %ymm2, %ymm10, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 1024(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm10, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
-	vmovdqa %ymm2, 64(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm2, %ymm10 /* g5lr2_l = shl(g5lg) */
+	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_5 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g5x1.2 */
+	vpxor 1056(%rsp), %ymm13, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1312(%rsp), %ymm10, %ymm10 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g5lr8 = lookup16(g5s, rotl8) */
+	vmovdqa %ymm2, 288(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm13 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm2, %ymm10, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm15, %ymm13, %ymm10 /* g5l_acc = xor(g5s, g5lr24) */
+	vpor %ymm2, %ymm13, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g5l_acc = xor(g5s, g5lr24) */
 	vpxor %ymm2, %ymm10, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 928(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm10, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1344(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm2, %ymm10 /* g6lr2_l = shl(g6lg) */
+	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_6 = bcast32() */
+	vmovdqa 928(%rsp), %ymm13 /* reload g6x1.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1344(%rsp), %ymm10, %ymm10 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g6lr8 = lookup16(g6s, rotl8) */
+	vmovdqa %ymm2, 64(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm13 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm2, %ymm10, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm15, %ymm13, %ymm10 /* g6l_acc = xor(g6s, g6lr24) */
+	vpor %ymm2, %ymm13, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g6l_acc = xor(g6s, g6lr24) */
 	vpxor %ymm2, %ymm10, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 960(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm10, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm15 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm10 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm15, %ymm6, %ymm15 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm10, %ymm15 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm10, %ymm15, %ymm10 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 736(%rsp), %ymm6, %ymm6 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_7 = bcast32() */
+	vmovdqa 960(%rsp), %ymm13 /* reload g7x1.2 */
+	vpxor 1120(%rsp), %ymm13, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 640(%rsp), %ymm10, %ymm10 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm2, 608(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm13 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm2, %ymm13, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_1 = bcast32() */
-	vmovdqa 480(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 0(%rsp), %ymm13, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_8 = bcast32() */
+	vmovdqa 96(%rsp), %ymm13 /* reload g0x2.2 */
+	vpxor 480(%rsp), %ymm13, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm1, 224(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm6, 512(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm6 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm6, %ymm1, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm1, %ymm6 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm13 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm1, %ymm6, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm13, %ymm15, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm1, %ymm6, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm7, %ymm14, %ymm6 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm4, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm14, 96(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm15, %ymm6, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpor %ymm1, %ymm13, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm1, %ymm10, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_9 = bcast32() */
+	vpxor %ymm7, %ymm14, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm4, %ymm10, %ymm10 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm14, 448(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm15, %ymm10, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
 	vpxor %ymm14, %ymm15, %ymm14 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm14, %ymm15 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm14, %ymm14 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm14, %ymm15, %ymm14 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm14, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm3, %ymm11, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm14, %ymm10, %ymm10 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_10 = bcast32() */
+	vpxor %ymm3, %ymm11, %ymm13 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
@@ -9578,9 +9806,10 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	vpxor %ymm12, %ymm0, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpxor 640(%rsp), %ymm9, %ymm12 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_11 = bcast32() */
+	vpxor %ymm8, %ymm9, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
@@ -9593,958 +9822,1005 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 288(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1216(%rsp), %ymm13 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm13, %ymm14 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 64(%rsp), %ymm14, %ymm14 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm9, 288(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm9, %ymm13 /* g4lr2_1_l = shl(g4lg_1) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_12 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g4x2.2 */
+	vpxor 1280(%rsp), %ymm14, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm9, 0(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm9, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
 	vpsrld $30, %ymm9, %ymm9 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm9, %ymm13, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpor %ymm9, %ymm14, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
 	vpxor 1184(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 1056(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm13, %ymm14 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 608(%rsp), %ymm14, %ymm14 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm9, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_13 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm14 /* reload g5x2.2 */
+	vpxor 1312(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm9, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
 	vpsrld $30, %ymm9, %ymm9 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm9, %ymm13, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
 	vpxor 1024(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm13, %ymm14 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm13 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm2, 544(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm2, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm2, %ymm13, %ymm2 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 928(%rsp), %ymm2, %ymm2 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1120(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 448(%rsp), %ymm13, %ymm14 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm15 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm13 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm13, %ymm15 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm13, %ymm15, %ymm13 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 960(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_14 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g6x2.2 */
+	vpxor 1344(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm9, 672(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 928(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_15 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm14 /* reload g7x2.2 */
+	vpxor 640(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm2, 544(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 960(%rsp), %ymm2, %ymm2 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_16 = bcast32() */
+	vmovdqa 480(%rsp), %ymm14 /* reload g0x3.2 */
 	vpxor 224(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
 	vmovdqa %ymm1, 128(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm10, 160(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm1, %ymm10 /* g0lr2_2_l = shl(g0lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm15, %ymm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm4, %ymm7, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm7, 480(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_17 = bcast32() */
+	vpxor %ymm4, %ymm7, %ymm14 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm7, 96(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
 	vpslld $2, %ymm7, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm7, %ymm7 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 96(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm5, %ymm3, %ymm10 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm10, %ymm10 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm3, 96(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_18 = bcast32() */
+	vpxor %ymm5, %ymm3, %ymm14 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm3, %ymm11, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpxor 640(%rsp), %ymm8, %ymm10 /* g3k_acc_2 = xor(g3x0.3, g3x3.2) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm14, %ymm10, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rkw_19 = bcast32() */
+	vpxor %ymm6, %ymm8, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
 	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 288(%rsp), %ymm10, %ymm10 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1280(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 64(%rsp), %ymm11, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 672(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm10, 288(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm10, %ymm11 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm10, %ymm11, %ymm10 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1216(%rsp), %ymm10, %ymm10 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1312(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 608(%rsp), %ymm11, %ymm14 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm9, %ymm11 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm9, %ymm11, %ymm9 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1056(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1344(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 544(%rsp), %ymm11, %ymm14 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm2, 192(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm2, %ymm11 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1088(%rsp), %ymm2, %ymm2 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 448(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 512(%rsp), %ymm11, %ymm14 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm14, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g4x3.2 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm8, 0(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm8, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm8, %ymm8 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm8, %ymm14, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1312(%rsp), %ymm14 /* reload g5x3.2 */
+	vpxor 64(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1056(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1344(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 608(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vmovdqa %ymm9, 384(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1088(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 640(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm15 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1120(%rsp), %ymm2, %ymm2 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_3 = bcast32() */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 224(%rsp), %ymm14 /* reload g0x0.3 */
 	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	vmovdqa %ymm1, 704(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm11, 576(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm11, %ymm1, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm4, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm7, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm4, 0(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm4 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm10, %ymm4, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm4, 480(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	vpslld $2, %ymm4, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm4, %ymm4 /* g1lr2_3_r = shr(g1lg_3) */
 	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm4, %ymm11, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 480(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm0, %ymm5, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm5 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 96(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm0, %ymm5, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm5, 96(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 96(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpxor %ymm12, %ymm8, %ymm11 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 288(%rsp), %ymm11, %ymm11 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm8, 96(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm8, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 640(%rsp), %ymm8, %ymm8 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 64(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 672(%rsp), %ymm11, %ymm14 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm10, 352(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm10, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm10, %ymm11, %ymm10 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1280(%rsp), %ymm10, %ymm10 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 608(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 384(%rsp), %ymm11, %ymm14 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm9, 320(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm9, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm9, %ymm11, %ymm9 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 544(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 192(%rsp), %ymm11, %ymm14 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm11 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm2, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm2, %ymm11, %ymm2 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm15, %ymm14, %ymm11 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1344(%rsp), %ymm2, %ymm2 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 512(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 160(%rsp), %ymm11, %ymm14 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 576(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_27 = bcast32() */
+	vpxor %ymm12, %ymm6, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm6, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm6, %ymm6 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm6, %ymm15, %ymm6 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 0(%rsp), %ymm6, %ymm6 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g4x0.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vmovdqa %ymm6, 0(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm6, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm6, %ymm6 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1280(%rsp), %ymm6, %ymm6 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g5x0.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vmovdqa %ymm8, 576(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1312(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 608(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1344(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 544(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpslld $2, %ymm11, %ymm15 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm11, %ymm15, %ymm11 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 640(%rsp), %ymm2, %ymm2 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
-	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_4 = bcast32() */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_32 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.3 */
 	vpxor 704(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_4 = xor(g0k_acc_4, rkw_4) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_4 = xor(g0k_4, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
-	vmovdqa %ymm1, 256(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm11, 1376(%rsp) /* spill g7x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm11 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm11, %ymm1, %ymm1 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm1, %ymm11 /* g0lr2_4_l = shl(g0lg_4) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
-	vpxor %ymm14, %ymm15, %ymm11 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
 	vpxor 224(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
-	vpxor %ymm7, %ymm6, %ymm11 /* g1k_acc_4 = xor(g1x1, g1x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1k_4 = xor(g1k_acc_4, rkw_4) */
-	vpxor %ymm4, %ymm11, %ymm11 /* g1t_4 = xor(g1k_4, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm6, 224(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 0(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
-	vpxor %ymm3, %ymm0, %ymm11 /* g2k_acc_4 = xor(g2x1, g2x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2k_4 = xor(g2k_acc_4, rkw_4) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_4 = xor(g2k_4, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm0, 0(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm0 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_33 = bcast32() */
+	vpxor %ymm7, %ymm10, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
+	vmovdqa %ymm10, 224(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm10, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm10, %ymm15, %ymm10 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 480(%rsp), %ymm10, %ymm10 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_34 = bcast32() */
+	vpxor %ymm3, %ymm0, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
 	vpslld $2, %ymm0, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
 	vpsrld $30, %ymm0, %ymm0 /* g2lr2_4_r = shr(g2lg_4) */
 	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
-	vpxor 288(%rsp), %ymm12, %ymm11 /* g3k_acc_4 = xor(g3x1, g3x2) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3k_4 = xor(g3k_acc_4, rkw_4) */
-	vpxor %ymm8, %ymm11, %ymm11 /* g3t_4 = xor(g3k_4, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm12, 480(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm12 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_35 = bcast32() */
+	vpxor %ymm11, %ymm12, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
+	vpxor 0(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
+	vmovdqa %ymm12, 96(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
 	vpslld $2, %ymm12, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
 	vpsrld $30, %ymm12, %ymm12 /* g3lr2_4_r = shr(g3lg_4) */
 	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g3x_4 = xor(g3l_4, g3x0.3) */
-	vmovdqa 672(%rsp), %ymm12 /* reload g4x1.3 */
-	vpxor 352(%rsp), %ymm12, %ymm14 /* g4k_acc_4 = xor(g4x1, g4x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_4 = xor(g4k_acc_4, rkw_4) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_4 = xor(g4k_4, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm10, 96(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm10, %ymm12 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 64(%rsp), %ymm10, %ymm10 /* g4x_4 = xor(g4l_4, g4x0.3) */
-	vmovdqa 384(%rsp), %ymm12 /* reload g5x1.3 */
-	vpxor 320(%rsp), %ymm12, %ymm14 /* g5k_acc_4 = xor(g5x1, g5x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_4 = xor(g5k_acc_4, rkw_4) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_4 = xor(g5k_4, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm9, 64(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 608(%rsp), %ymm9, %ymm9 /* g5x_4 = xor(g5l_4, g5x0.3) */
-	vmovdqa 192(%rsp), %ymm12 /* reload g6x1.3 */
-	vpxor 32(%rsp), %ymm12, %ymm14 /* g6k_acc_4 = xor(g6x1, g6x2) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_4 = xor(g6k_acc_4, rkw_4) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_4 = xor(g6k_4, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 544(%rsp), %ymm2, %ymm2 /* g6x_4 = xor(g6l_4, g6x0.3) */
-	vmovdqa 160(%rsp), %ymm12 /* reload g7x1.3 */
-	vpxor 576(%rsp), %ymm12, %ymm14 /* g7k_acc_4 = xor(g7x1, g7x2) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_4) */
-	vpxor 1376(%rsp), %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 448(%rsp), %ymm12, %ymm12 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_36 = bcast32() */
+	vmovdqa 512(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
+	vmovdqa %ymm6, 448(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
+	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm6, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm6, %ymm6 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 288(%rsp), %ymm6, %ymm6 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_37 = bcast32() */
+	vmovdqa 672(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 64(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_38 = bcast32() */
+	vmovdqa 384(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
+	vmovdqa %ymm9, 64(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 608(%rsp), %ymm9, %ymm9 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_39 = bcast32() */
+	vmovdqa 192(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_4_l = shl(g7lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_4_r = shr(g7lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 512(%rsp), %ymm12, %ymm12 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
+	vmovdqa %ymm2, 608(%rsp) /* spill g7x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_4_l = shl(g7lg_4) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_4_r = shr(g7lg_4) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
+	vpxor 544(%rsp), %ymm2, %ymm2 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
-	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_5 = bcast32() */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_40 = bcast32() */
 	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_5 = xor(g0k_acc_5, rkw_5) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_5 = xor(g0k_5, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm12, 736(%rsp) /* spill g7x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm1, %ymm12 /* g0lr2_5_l = shl(g0lg_5) */
+	vpxor 32(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
+	vmovdqa %ymm1, 544(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
 	vpxor 128(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
-	vpxor %ymm4, %ymm7, %ymm12 /* g1k_acc_5 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_5 = xor(g1k_acc_5, rkw_5) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_5 = xor(g1k_5, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_41 = bcast32() */
+	vpxor %ymm4, %ymm7, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
 	vmovdqa %ymm7, 128(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
 	vpslld $2, %ymm7, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
 	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
 	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
-	vpxor %ymm5, %ymm3, %ymm12 /* g2k_acc_5 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_5 = xor(g2k_acc_5, rkw_5) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g2t_5 = xor(g2k_5, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_42 = bcast32() */
+	vpxor %ymm5, %ymm3, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
 	vmovdqa %ymm3, 224(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm3 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
 	vpslld $2, %ymm3, %ymm15 /* g2lr2_5_l = shl(g2lg_5) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_5_r = shr(g2lg_5) */
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 0(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
-	vpxor 288(%rsp), %ymm8, %ymm12 /* g3k_acc_5 = xor(g3x3.3, g3x2.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_5 = xor(g3k_acc_5, rkw_5) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g3t_5 = xor(g3k_5, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm8, 0(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
-	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
-	vpslld $2, %ymm8, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g3lr2_5_r = shr(g3lg_5) */
-	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* g3x_5 = xor(g3l_5, g3x1.3) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g4x2.3 */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g4k_acc_5 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_5 = xor(g4k_acc_5, rkw_5) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_5 = xor(g4k_5, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm10, 1152(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm10, %ymm12 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g4x_5 = xor(g4l_5, g4x1.3) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g5x2.3 */
-	vpxor 64(%rsp), %ymm12, %ymm14 /* g5k_acc_5 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_5 = xor(g5k_acc_5, rkw_5) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_5 = xor(g5k_5, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm9, 992(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 384(%rsp), %ymm9, %ymm9 /* g5x_5 = xor(g5l_5, g5x1.3) */
-	vmovdqa 32(%rsp), %ymm12 /* reload g6x2.3 */
-	vpxor 608(%rsp), %ymm12, %ymm14 /* g6k_acc_5 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_5 = xor(g6k_acc_5, rkw_5) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_5 = xor(g6k_5, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm2, 864(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 192(%rsp), %ymm2, %ymm2 /* g6x_5 = xor(g6l_5, g6x1.3) */
-	vmovdqa 576(%rsp), %ymm12 /* reload g7x2.3 */
-	vpxor 1376(%rsp), %ymm12, %ymm14 /* g7k_acc_5 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_5) */
-	vpxor 736(%rsp), %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
+	vpxor 480(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_43 = bcast32() */
+	vpxor 0(%rsp), %ymm11, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
+	vmovdqa %ymm11, 480(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_5_l = shl(g3lg_5) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_5_r = shr(g3lg_5) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
+	vpxor 96(%rsp), %ymm11, %ymm11 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_44 = bcast32() */
+	vmovdqa 160(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
+	vmovdqa %ymm6, 1152(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
+	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm6, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm6, %ymm6 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 512(%rsp), %ymm6, %ymm6 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_45 = bcast32() */
+	vmovdqa 576(%rsp), %ymm14 /* reload g5x2.3 */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
+	vmovdqa %ymm8, 992(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 672(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_46 = bcast32() */
+	vmovdqa 352(%rsp), %ymm14 /* reload g6x2.3 */
+	vpxor 64(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
+	vmovdqa %ymm9, 864(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_47 = bcast32() */
+	vmovdqa 320(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 608(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_5_l = shl(g7lg_5) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_5_r = shr(g7lg_5) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
+	vmovdqa %ymm2, 736(%rsp) /* spill g7x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_5_l = shl(g7lg_5) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_5_r = shr(g7lg_5) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
-	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_6 = bcast32() */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_6 = xor(g0k_acc_6, rkw_6) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_6 = xor(g0k_6, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
-	vmovdqa %ymm1, 160(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm12, 960(%rsp) /* spill g7x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm1, %ymm12 /* g0lr2_6_l = shl(g0lg_6) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_48 = bcast32() */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x3.3 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
+	vmovdqa %ymm1, 192(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
 	vpxor 704(%rsp), %ymm1, %ymm1 /* g0x_6 = xor(g0l_6, g0x2.3) */
-	vpxor %ymm6, %ymm4, %ymm12 /* g1k_acc_6 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_6 = xor(g1k_acc_6, rkw_6) */
-	vpxor %ymm7, %ymm12, %ymm12 /* g1t_6 = xor(g1k_6, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_49 = bcast32() */
+	vpxor %ymm10, %ymm4, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
 	vmovdqa %ymm4, 704(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm4 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
 	vpslld $2, %ymm4, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
 	vpsrld $30, %ymm4, %ymm4 /* g1lr2_6_r = shr(g1lg_6) */
 	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm4, %ymm12, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
 	vpxor 128(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
-	vpxor %ymm0, %ymm5, %ymm12 /* g2k_acc_6 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_6 = xor(g2k_acc_6, rkw_6) */
-	vpxor %ymm3, %ymm12, %ymm12 /* g2t_6 = xor(g2k_6, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_50 = bcast32() */
+	vpxor %ymm0, %ymm5, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
 	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm5 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_6_r = shr(g2lg_6) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
 	vpxor 224(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_6 = xor(g3k_acc_6, rkw_6) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_6 = xor(g3k_6, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm8, 224(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm8 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm8, %ymm15, %ymm8 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm8, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm8, %ymm15, %ymm8 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_6 = xor(g3l_6, g3x2.3) */
-	vmovdqa 96(%rsp), %ymm12 /* reload g4x3.3 */
-	vpxor 1152(%rsp), %ymm12, %ymm14 /* g4k_acc_6 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_6 = xor(g4k_acc_6, rkw_6) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_6 = xor(g4k_6, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm10, %ymm12 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g4x_6 = xor(g4l_6, g4x2.3) */
-	vmovdqa 64(%rsp), %ymm12 /* reload g5x3.3 */
-	vpxor 992(%rsp), %ymm12, %ymm14 /* g5k_acc_6 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_6 = xor(g5k_acc_6, rkw_6) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_6 = xor(g5k_6, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm9, 1024(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g5x_6 = xor(g5l_6, g5x2.3) */
-	vmovdqa 608(%rsp), %ymm12 /* reload g6x3.3 */
-	vpxor 864(%rsp), %ymm12, %ymm14 /* g6k_acc_6 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_6 = xor(g6k_acc_6, rkw_6) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_6 = xor(g6k_6, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm2, 928(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 32(%rsp), %ymm2, %ymm2 /* g6x_6 = xor(g6l_6, g6x2.3) */
-	vmovdqa 1376(%rsp), %ymm12 /* reload g7x3.3 */
-	vpxor 736(%rsp), %ymm12, %ymm14 /* g7k_acc_6 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_6) */
-	vpxor 960(%rsp), %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_51 = bcast32() */
+	vpxor 0(%rsp), %ymm12, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
+	vmovdqa %ymm11, 224(%rsp) /* spill g3x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm11, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 480(%rsp), %ymm11, %ymm11 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_52 = bcast32() */
+	vmovdqa 448(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 1152(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
+	vmovdqa %ymm6, 1184(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
+	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm6, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm6, %ymm6 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 160(%rsp), %ymm6, %ymm6 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_53 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g5x3.3 */
+	vpxor 992(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
+	vmovdqa %ymm8, 1024(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 576(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_54 = bcast32() */
+	vmovdqa 64(%rsp), %ymm14 /* reload g6x3.3 */
+	vpxor 864(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
+	vmovdqa %ymm9, 928(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 352(%rsp), %ymm9, %ymm9 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_55 = bcast32() */
+	vmovdqa 608(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 736(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_6_l = shl(g7lg_6) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_6_r = shr(g7lg_6) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 576(%rsp), %ymm12, %ymm12 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
+	vmovdqa %ymm2, 960(%rsp) /* spill g7x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_6_l = shl(g7lg_6) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_6_r = shr(g7lg_6) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
+	vpxor 320(%rsp), %ymm2, %ymm2 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
-	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_7 = bcast32() */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_7 = xor(g0k_acc_7, rkw_7) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_7 = xor(g0k_7, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm15, %ymm15 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm15, %ymm15 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm15, %ymm14 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm15, %ymm1 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm12, 1120(%rsp) /* spill g7x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm15, %ymm12 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm1, %ymm12 /* g0lr2_7_l = shl(g0lg_7) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_56 = bcast32() */
+	vmovdqa 544(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm1, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
-	vpxor %ymm14, %ymm15, %ymm12 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
-	vpxor %ymm7, %ymm6, %ymm12 /* g1k_acc_7 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_7 = xor(g1k_acc_7, rkw_7) */
-	vpxor %ymm4, %ymm12, %ymm12 /* g1t_7 = xor(g1k_7, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 256(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 704(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
-	vpxor %ymm3, %ymm0, %ymm12 /* g2k_acc_7 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_7 = xor(g2k_acc_7, rkw_7) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_7 = xor(g2k_7, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
+	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_57 = bcast32() */
+	vpxor %ymm7, %ymm10, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
+	vmovdqa %ymm10, 32(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm10, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm10, %ymm15, %ymm10 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_58 = bcast32() */
+	vpxor %ymm3, %ymm0, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
 	vmovdqa %ymm0, 704(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm0 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
 	vpslld $2, %ymm0, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
 	vpsrld $30, %ymm0, %ymm0 /* g2lr2_7_r = shr(g2lg_7) */
 	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
 	vpxor 128(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
-	vpxor 224(%rsp), %ymm11, %ymm12 /* g3k_acc_7 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3k_7 = xor(g3k_acc_7, rkw_7) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g3t_7 = xor(g3k_7, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm11, 1248(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm11 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
-	vpslld $2, %ymm11, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
-	vpsrld $30, %ymm11, %ymm11 /* g3lr2_7_r = shr(g3lg_7) */
-	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_7 = xor(g3l_7, g3x3.3) */
-	vmovdqa 1152(%rsp), %ymm12 /* reload g4x0.4 */
-	vpxor 1184(%rsp), %ymm12, %ymm14 /* g4k_acc_7 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g4k_7 = xor(g4k_acc_7, rkw_7) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g4t_7 = xor(g4k_7, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm10, 1216(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm10 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm10, %ymm12 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm10, %ymm12, %ymm10 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g4x_7 = xor(g4l_7, g4x3.3) */
-	vmovdqa 992(%rsp), %ymm12 /* reload g5x0.4 */
-	vpxor 1024(%rsp), %ymm12, %ymm14 /* g5k_acc_7 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5k_7 = xor(g5k_acc_7, rkw_7) */
-	vpxor %ymm9, %ymm14, %ymm14 /* g5t_7 = xor(g5k_7, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm9 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g5x_7 = xor(g5l_7, g5x3.3) */
-	vmovdqa 864(%rsp), %ymm12 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm12, %ymm14 /* g6k_acc_7 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g6k_7 = xor(g6k_acc_7, rkw_7) */
-	vpxor %ymm2, %ymm14, %ymm14 /* g6t_7 = xor(g6k_7, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm14, %ymm14 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm14, %ymm14 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm2, 1088(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm14, %ymm2 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm2, %ymm12 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm2, %ymm2 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm2, %ymm12, %ymm2 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 608(%rsp), %ymm2, %ymm2 /* g6x_7 = xor(g6l_7, g6x3.3) */
-	vmovdqa 736(%rsp), %ymm12 /* reload g7x0.4 */
-	vpxor 960(%rsp), %ymm12, %ymm14 /* g7k_acc_7 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_7) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_59 = bcast32() */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
+	vmovdqa %ymm12, 1248(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
+	vpslld $2, %ymm12, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_7_r = shr(g3lg_7) */
+	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_60 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 1184(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
+	vmovdqa %ymm6, 1216(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
+	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm6, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm6, %ymm6 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 448(%rsp), %ymm6, %ymm6 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_61 = bcast32() */
+	vmovdqa 992(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 1024(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
+	vmovdqa %ymm8, 1056(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm8, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 288(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_62 = bcast32() */
+	vmovdqa 864(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 928(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
+	vmovdqa %ymm9, 1088(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
+	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm9, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_63 = bcast32() */
+	vmovdqa 736(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 960(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g7lr2_7_l = shl(g7lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_7_r = shr(g7lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 1376(%rsp), %ymm12, %ymm12 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm11, 640(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm10, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm9, 1312(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm2, 1344(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm12, 448(%rsp) /* spill g7x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
+	vmovdqa %ymm2, 1120(%rsp) /* spill g7x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
+	vpslld $2, %ymm2, %ymm14 /* g7lr2_7_l = shl(g7lg_7) */
+	vpsrld $30, %ymm2, %ymm2 /* g7lr2_7_r = shr(g7lg_7) */
+	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
+	vpxor 608(%rsp), %ymm2, %ymm2 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm6, 1280(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm8, 1312(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm9, 1344(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm2, 640(%rsp) /* spill g7x3.2 */
 	vmovdqa 224(%rsp), %ymm2 /* reload g3x1.4 */
-	vmovdqa %ymm8, %ymm9 /* g3x2.4 */
-	vmovdqa 576(%rsp), %ymm10 /* reload g0x2.4 */
+	vmovdqa %ymm12, %ymm8 /* g3x3.4 */
+	vmovdqa %ymm11, %ymm9 /* g3x2.4 */
 	vmovdqa %ymm5, %ymm11 /* g2x2.4 */
 	vmovdqa 704(%rsp), %ymm5 /* reload g2x0.4 */
 	vmovdqa %ymm7, %ymm12 /* g1x1.4 */
-	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
-	vmovdqa 256(%rsp), %ymm13 /* reload g1x0.4 */
+	vmovdqa %ymm10, %ymm7 /* g1x3.4 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g0x2.4 */
+	vmovdqa 32(%rsp), %ymm13 /* reload g1x0.4 */
 	vmovdqa %ymm4, %ymm14 /* g1x2.4 */
-	vmovdqa 160(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.4 */
 	vmovdqa %ymm1, %ymm15 /* g0x3.4 */
-	vmovdqa 512(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa 544(%rsp), %ymm1 /* reload g0x0.4 */
 	vmovdqa %ymm0, %ymm6 /* g2x3.4 */
 	vmovdqa %ymm3, %ymm0 /* g2x1.4 */
 	vmovdqa %ymm6, %ymm3 /* g2x3.4 */
@@ -10555,11 +10831,11 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %ymm4, %ymm15, %ymm6 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm15, %ymm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm1, %ymm10, %ymm8 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckldq %ymm1, %ymm10, %ymm15 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm1, %ymm10, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm8, %ymm6, %ymm10 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm8, %ymm6, %ymm6 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm1, %ymm4, %ymm8 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm15, %ymm6, %ymm10 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm15, %ymm6, %ymm6 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm4, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm1, %ymm4, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm10, %ymm4 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu (%rcx), %ymm10 /* msg = load() */
@@ -10569,7 +10845,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vmovdqu 32(%rcx), %ymm6 /* msg_1 = load() */
 	vpxor %ymm6, %ymm4, %ymm4 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm15, %ymm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu 64(%rcx), %ymm6 /* msg_2 = load() */
 	vpxor %ymm6, %ymm4, %ymm4 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
@@ -10581,13 +10857,13 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpunpckhdq %ymm12, %ymm7, %ymm4 /* tro0_5 = unpackhi(g1x3, g1x1) */
 	vpunpckldq %ymm13, %ymm14, %ymm6 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	vpunpckhdq %ymm13, %ymm14, %ymm7 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm6, %ymm1, %ymm8 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %ymm6, %ymm1, %ymm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	vpunpckldq %ymm7, %ymm4, %ymm6 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
 	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm7 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm8 /* msg_4 = load() */
-	vpxor %ymm8, %ymm7, %ymm7 /* ct_4 = xor(outbe_4, msg_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm10, %ymm7 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu 128(%rcx), %ymm10 /* msg_4 = load() */
+	vpxor %ymm10, %ymm7, %ymm7 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu %ymm7, 128(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu 160(%rcx), %ymm7 /* msg_5 = load() */
@@ -10625,28 +10901,27 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 640(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq %ymm2, %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %ymm2, %ymm8, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm8, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
 	vpunpckldq 1248(%rsp), %ymm9, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1248(%rsp), %ymm9, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
-	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -10728,7 +11003,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 448(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 640(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1120(%rsp), %ymm2 /* reload g7x2.2 */
@@ -10903,6 +11178,301 @@ _gcry_sm4_wordslice_avx2_gfni_one_block:
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_avx2_gfni_one_block,.-_gcry_sm4_wordslice_avx2_gfni_one_block;)
+
+/* _gcry_sm4_wordslice_avx2_gfni_batch_multi: wordslice256_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   ymm0-14: vectors, as allocated (15 used)
+ *   frame: 0 bytes (0 spill slots of 32 bytes)
+ */
+	.globl _gcry_sm4_wordslice_avx2_gfni_batch_multi
+ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_multi,@function;)
+	.align 32
+_gcry_sm4_wordslice_avx2_gfni_batch_multi:
+	CFI_STARTPROC();
+
+	/* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm1, %ymm1 /* row_4 = xor(raw_4, tweak_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_gfni_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vmovdqu (%rdi,%r8), %ymm5 /* rkv = load() */
+	vpxor %ymm4, %ymm2, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0k = xor(g0k_acc, rkv) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm5, %ymm5 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm5, %ymm5 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpslld $2, %ymm5, %ymm9 /* g0r2_l = shl(g0s) */
+	vpsrld $30, %ymm5, %ymm10 /* g0r2_r = shr(g0s) */
+	vpor %ymm10, %ymm9, %ymm9 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %ymm5, %ymm10 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %ymm5, %ymm11 /* g0r10_r = shr(g0s) */
+	vpor %ymm11, %ymm10, %ymm10 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpslld $18, %ymm5, %ymm11 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %ymm5, %ymm12 /* g0r18_r = shr(g0s) */
+	vpor %ymm12, %ymm11, %ymm11 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm5, %ymm12 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g0n_acc = xor(g0x0, g0s) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %ymm10, %ymm9, %ymm5 /* g0f_acc = xor(g0r2, g0r10) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g0f = xor(g0f_acc, g0r18) */
+	vpxor %ymm5, %ymm3, %ymm9 /* g0x = xor(g0n, g0f) */
+	vmovdqu 32(%rdi,%r8), %ymm10 /* rkv_1 = load() */
+	vpxor %ymm8, %ymm6, %ymm11 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1k = xor(g1k_acc, rkv_1) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm10, %ymm10 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpslld $2, %ymm10, %ymm11 /* g1r2_l = shl(g1s) */
+	vpsrld $30, %ymm10, %ymm12 /* g1r2_r = shr(g1s) */
+	vpor %ymm12, %ymm11, %ymm11 /* g1r2 = or(g1r2_l, g1r2_r) */
+	vpslld $10, %ymm10, %ymm12 /* g1r10_l = shl(g1s) */
+	vpsrld $22, %ymm10, %ymm13 /* g1r10_r = shr(g1s) */
+	vpor %ymm13, %ymm12, %ymm12 /* g1r10 = or(g1r10_l, g1r10_r) */
+	vpslld $18, %ymm10, %ymm13 /* g1r18_l = shl(g1s) */
+	vpsrld $14, %ymm10, %ymm14 /* g1r18_r = shr(g1s) */
+	vpor %ymm14, %ymm13, %ymm13 /* g1r18 = or(g1r18_l, g1r18_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm10, %ymm14 /* g1r24 = lookup16(g1s, rotl24) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1n_acc = xor(g1x0, g1s) */
+	vpxor %ymm14, %ymm7, %ymm7 /* g1n = xor(g1n_acc, g1r24) */
+	vpxor %ymm12, %ymm11, %ymm10 /* g1f_acc = xor(g1r2, g1r10) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g1f = xor(g1f_acc, g1r18) */
+	vpxor %ymm10, %ymm7, %ymm11 /* g1x = xor(g1n, g1f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vmovdqu 64(%rdi,%r8), %ymm12 /* rkv_2 = load() */
+	vpxor %ymm0, %ymm4, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkv_2) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g0t_1 = xor(g0t_acc, g0f) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm3, %ymm3 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm3, %ymm3 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpslld $2, %ymm3, %ymm5 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %ymm3, %ymm12 /* g0r2_1_r = shr(g0s_1) */
+	vpor %ymm12, %ymm5, %ymm5 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %ymm3, %ymm12 /* g0r10_1_l = shl(g0s_1) */
+	vpsrld $22, %ymm3, %ymm13 /* g0r10_1_r = shr(g0s_1) */
+	vpor %ymm13, %ymm12, %ymm12 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpslld $18, %ymm3, %ymm13 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %ymm3, %ymm14 /* g0r18_1_r = shr(g0s_1) */
+	vpor %ymm14, %ymm13, %ymm13 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm3, %ymm14 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0n_acc_1 = xor(g0x1, g0s_1) */
+	vpxor %ymm14, %ymm2, %ymm2 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %ymm12, %ymm5, %ymm3 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpxor %ymm3, %ymm2, %ymm5 /* g0x_1 = xor(g0n_1, g0f_1) */
+	vmovdqu 96(%rdi,%r8), %ymm12 /* rkv_3 = load() */
+	vpxor %ymm1, %ymm8, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_1 = xor(g1k_acc_1, rkv_3) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g1t_acc = xor(g1k_1, g1n) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1t_1 = xor(g1t_acc, g1f) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm7, %ymm7 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm7, %ymm7 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpslld $2, %ymm7, %ymm10 /* g1r2_1_l = shl(g1s_1) */
+	vpsrld $30, %ymm7, %ymm12 /* g1r2_1_r = shr(g1s_1) */
+	vpor %ymm12, %ymm10, %ymm10 /* g1r2_1 = or(g1r2_1_l, g1r2_1_r) */
+	vpslld $10, %ymm7, %ymm12 /* g1r10_1_l = shl(g1s_1) */
+	vpsrld $22, %ymm7, %ymm13 /* g1r10_1_r = shr(g1s_1) */
+	vpor %ymm13, %ymm12, %ymm12 /* g1r10_1 = or(g1r10_1_l, g1r10_1_r) */
+	vpslld $18, %ymm7, %ymm13 /* g1r18_1_l = shl(g1s_1) */
+	vpsrld $14, %ymm7, %ymm14 /* g1r18_1_r = shr(g1s_1) */
+	vpor %ymm14, %ymm13, %ymm13 /* g1r18_1 = or(g1r18_1_l, g1r18_1_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm7, %ymm14 /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1n_acc_1 = xor(g1x1, g1s_1) */
+	vpxor %ymm14, %ymm6, %ymm6 /* g1n_1 = xor(g1n_acc_1, g1r24_1) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g1f_acc_1 = xor(g1r2_1, g1r10_1) */
+	vpxor %ymm13, %ymm7, %ymm7 /* g1f_1 = xor(g1f_acc_1, g1r18_1) */
+	vpxor %ymm7, %ymm6, %ymm10 /* g1x_1 = xor(g1n_1, g1f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vmovdqu 128(%rdi,%r8), %ymm12 /* rkv_4 = load() */
+	vpxor %ymm9, %ymm0, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkv_4) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm2, %ymm2 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm2, %ymm2 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %ymm2, %ymm12 /* g0r2_2_r = shr(g0s_2) */
+	vpor %ymm12, %ymm3, %ymm3 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %ymm2, %ymm12 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %ymm2, %ymm13 /* g0r10_2_r = shr(g0s_2) */
+	vpor %ymm13, %ymm12, %ymm12 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpslld $18, %ymm2, %ymm13 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %ymm2, %ymm14 /* g0r18_2_r = shr(g0s_2) */
+	vpor %ymm14, %ymm13, %ymm13 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm2, %ymm14 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm2, %ymm4, %ymm2 /* g0n_acc_2 = xor(g0x2, g0s_2) */
+	vpxor %ymm14, %ymm2, %ymm2 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpxor %ymm13, %ymm3, %ymm3 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpxor %ymm3, %ymm2, %ymm4 /* g0x_2 = xor(g0n_2, g0f_2) */
+	vmovdqu 160(%rdi,%r8), %ymm12 /* rkv_5 = load() */
+	vpxor %ymm11, %ymm1, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkv_5) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1t_acc_1 = xor(g1k_2, g1n_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1t_2 = xor(g1t_acc_1, g1f_1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpslld $2, %ymm6, %ymm7 /* g1r2_2_l = shl(g1s_2) */
+	vpsrld $30, %ymm6, %ymm12 /* g1r2_2_r = shr(g1s_2) */
+	vpor %ymm12, %ymm7, %ymm7 /* g1r2_2 = or(g1r2_2_l, g1r2_2_r) */
+	vpslld $10, %ymm6, %ymm12 /* g1r10_2_l = shl(g1s_2) */
+	vpsrld $22, %ymm6, %ymm13 /* g1r10_2_r = shr(g1s_2) */
+	vpor %ymm13, %ymm12, %ymm12 /* g1r10_2 = or(g1r10_2_l, g1r10_2_r) */
+	vpslld $18, %ymm6, %ymm13 /* g1r18_2_l = shl(g1s_2) */
+	vpsrld $14, %ymm6, %ymm14 /* g1r18_2_r = shr(g1s_2) */
+	vpor %ymm14, %ymm13, %ymm13 /* g1r18_2 = or(g1r18_2_l, g1r18_2_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm6, %ymm14 /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g1n_acc_2 = xor(g1x2, g1s_2) */
+	vpxor %ymm14, %ymm6, %ymm6 /* g1n_2 = xor(g1n_acc_2, g1r24_2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g1f_acc_2 = xor(g1r2_2, g1r10_2) */
+	vpxor %ymm13, %ymm7, %ymm7 /* g1f_2 = xor(g1f_acc_2, g1r18_2) */
+	vpxor %ymm7, %ymm6, %ymm8 /* g1x_2 = xor(g1n_2, g1f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vmovdqu 192(%rdi,%r8), %ymm12 /* rkv_6 = load() */
+	vpxor %ymm5, %ymm9, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkv_6) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm2, %ymm2 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm2, %ymm2 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %ymm2, %ymm12 /* g0r2_3_r = shr(g0s_3) */
+	vpor %ymm12, %ymm3, %ymm3 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %ymm2, %ymm12 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %ymm2, %ymm13 /* g0r10_3_r = shr(g0s_3) */
+	vpor %ymm13, %ymm12, %ymm12 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpslld $18, %ymm2, %ymm13 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %ymm2, %ymm14 /* g0r18_3_r = shr(g0s_3) */
+	vpor %ymm14, %ymm13, %ymm13 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm2, %ymm14 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0n_acc_3 = xor(g0x3, g0s_3) */
+	vpxor %ymm14, %ymm0, %ymm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %ymm12, %ymm3, %ymm2 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpxor %ymm13, %ymm2, %ymm2 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqu 224(%rdi,%r8), %ymm2 /* rkv_7 = load() */
+	vpxor %ymm10, %ymm11, %ymm3 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1k_3 = xor(g1k_acc_3, rkv_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g1t_acc_2 = xor(g1k_3, g1n_2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1t_3 = xor(g1t_acc_2, g1f_2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_11_gfni_mat(%rip), %ymm2, %ymm2 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_11_gfni_mat_1(%rip), %ymm2, %ymm2 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpslld $2, %ymm2, %ymm3 /* g1r2_3_l = shl(g1s_3) */
+	vpsrld $30, %ymm2, %ymm6 /* g1r2_3_r = shr(g1s_3) */
+	vpor %ymm6, %ymm3, %ymm3 /* g1r2_3 = or(g1r2_3_l, g1r2_3_r) */
+	vpslld $10, %ymm2, %ymm6 /* g1r10_3_l = shl(g1s_3) */
+	vpsrld $22, %ymm2, %ymm7 /* g1r10_3_r = shr(g1s_3) */
+	vpor %ymm7, %ymm6, %ymm6 /* g1r10_3 = or(g1r10_3_l, g1r10_3_r) */
+	vpslld $18, %ymm2, %ymm7 /* g1r18_3_l = shl(g1s_3) */
+	vpsrld $14, %ymm2, %ymm12 /* g1r18_3_r = shr(g1s_3) */
+	vpor %ymm12, %ymm7, %ymm7 /* g1r18_3 = or(g1r18_3_l, g1r18_3_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_rotl24(%rip), %ymm2, %ymm12 /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1n_acc_3 = xor(g1x3, g1s_3) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g1n_3 = xor(g1n_acc_3, g1r24_3) */
+	vpxor %ymm6, %ymm3, %ymm2 /* g1f_acc_3 = xor(g1r2_3, g1r10_3) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1f_3 = xor(g1f_acc_3, g1r18_3) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1x_3 = xor(g1n_3, g1f_3) */
+	vmovdqa %ymm5, %ymm2 /* g0x1.3 */
+	vmovdqa %ymm9, %ymm3 /* g0x0.3 */
+	vmovdqa %ymm10, %ymm6 /* g1x1.3 */
+	vmovdqa %ymm11, %ymm7 /* g1x0.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_wordslice_avx2_gfni_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm3, %ymm4, %ymm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm2, %ymm5, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm2, %ymm5, %ymm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm3, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm2, %ymm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm2, 32(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm5, %ymm2 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu %ymm2, 64(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
+	vpunpckldq %ymm6, %ymm1, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu %ymm3, 128(%rdx) /* store outbe_4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_11_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_multi,.-_gcry_sm4_wordslice_avx2_gfni_batch_multi;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -11938,5 +12508,33 @@ SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_avx2_gfni_10_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_11_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_11_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 #endif /* __x86_64 */

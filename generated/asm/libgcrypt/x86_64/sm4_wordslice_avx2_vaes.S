@@ -1720,11 +1720,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
 	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
-	vmovdqa %ymm11, 416(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm2, 288(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm14, 160(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm9, 64(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm15, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm2, 416(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm14, 288(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm15, 64(%rsp) /* spill g7x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_5_loop_r0:
@@ -1732,539 +1731,552 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_5_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_5_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0a = xor(g0a_l, g0a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 512(%rsp) /* spill g0x1.2 */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm2, %ymm2 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_5_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x3.2 */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_5_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g0lr24 = lookup16(g0s, rotl24) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm2, %ymm9 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm3, 384(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm2, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm3, %ymm2, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm2, %ymm2 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm2, %ymm3 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm2, %ymm3, %ymm2 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%rcx), %ymm2 /* rkw_1 = bcast32() */
 	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm9 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm3, %ymm0, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm3, %ymm9 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm9, %ymm3, %ymm9 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm3, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm11, %ymm3, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm3, %ymm3 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm3, %ymm11 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm13, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm3 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm4, %ymm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm2, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm3, %ymm2, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm2, %ymm9 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm2, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm2, %ymm9, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%rcx), %ymm3 /* rkw_2 = bcast32() */
 	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm7, %ymm11 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 288(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm7 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm4, %ymm7 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm3, %ymm7 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm3, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm9, %ymm3, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm3, %ymm3 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm3, %ymm9, %ymm3 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%rcx), %ymm7 /* rkw_3 = bcast32() */
+	vmovdqa 416(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor 288(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm7, %ymm7 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm7, %ymm7 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
-	vmovdqa %ymm10, 448(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 896(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm7, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm7, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm7, %ymm7 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw_4 = bcast32() */
+	vmovdqa 896(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm9, %ymm9 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 768(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 800(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm7, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw_5 = bcast32() */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
-	vmovdqa %ymm9, 768(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 736(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm7, 768(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw_6 = bcast32() */
+	vmovdqa 832(%rsp), %ymm11 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
-	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 704(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm7, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%rcx), %ymm9 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm11 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g7t_hi = and(g7t_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm2, %ymm15, %ymm2 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm2, %ymm2 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm2, %ymm2 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm2, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm2, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm10, %ymm2, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm2, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm2, %ymm10 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm2, %ymm10, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm7, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm7 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_1 = bcast32() */
-	vmovdqa 256(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g0x0.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm11, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_8 = bcast32() */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm1, %ymm9, %ymm9 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm1, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm1, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm2, %ymm1, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm1, %ymm2, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm1, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm1, %ymm9, %ymm1 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpor %ymm1, %ymm9, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_9 = bcast32() */
+	vpxor %ymm13, %ymm8, %ymm11 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm2, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm2, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm8, 512(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm2, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm8, %ymm2, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm2, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm6, %ymm15, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm6, %ymm6 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm8 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm4, %ymm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm6, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm8, %ymm6, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm6, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm11, %ymm6, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm6, %ymm6 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm6, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm6, %ymm11, %ymm6 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm8, %ymm8 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm8, 0(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm8, %ymm9 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm8, %ymm9, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm8 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm8, %ymm15, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm9 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm9, %ymm8, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm8, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm8, %ymm8 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm9 /* rkw_11 = bcast32() */
+	vmovdqa 288(%rsp), %ymm10 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm10, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm8, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm11, %ymm8, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vmovdqa %ymm12, 448(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm8, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm8, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm8, %ymm12, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm9, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm9, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm9, %ymm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 416(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_12 = bcast32() */
 	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm12 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm8 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm9, 416(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_13 = bcast32() */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm12 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm8, 896(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 800(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 800(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_14 = bcast32() */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm12 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm9, 704(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm9, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g6lr2_1_l = shl(g6lg_1) */
 	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm10 /* rkw_15 = bcast32() */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
 	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7s_1_aes_sh = shr(g7s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm11 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm7 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm10, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm7, %ymm10 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm7, %ymm10, %ymm7 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_2 = bcast32() */
-	vmovdqa 384(%rsp), %ymm12 /* reload g0x3.2 */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x1.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm1, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm12, %ymm1, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm1, %ymm10 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm10 /* rkw_16 = bcast32() */
+	vmovdqa 512(%rsp), %ymm11 /* reload g0x3.2 */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm1, 448(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	vpslld $2, %ymm1, %ymm10 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
 	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm13, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm10 /* rkw_17 = bcast32() */
+	vpxor %ymm2, %ymm13, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
 	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1s_2_aes_sh = shr(g1s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vmovdqa %ymm13, 256(%rsp) /* spill g1x3.2 */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm10, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vmovdqa %ymm13, 384(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm10, %ymm10 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
@@ -2272,77 +2284,79 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vpslld $2, %ymm10, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm10, %ymm10 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 0(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_18 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vmovdqa %ymm5, 0(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm5, %ymm11 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpor %ymm5, %ymm11, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 64(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rkw_19 = bcast32() */
+	vmovdqa 160(%rsp), %ymm12 /* reload g3x3.2 */
 	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm5 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm12, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 768(%rsp), %ymm13, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
@@ -2353,26 +2367,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm5 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vmovdqa %ymm11, 288(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm12, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
@@ -2383,26 +2398,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm8 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm12, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm12, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
@@ -2423,251 +2439,259 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm12, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rkw_23 = bcast32() */
+	vmovdqa 64(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vmovdqa %ymm7, 864(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm7 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm7, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm7, %ymm12, %ymm7 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm7, %ymm7 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_3 = bcast32() */
-	vmovdqa 320(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x2.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_24 = bcast32() */
+	vmovdqa 256(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm1 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm2, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm11, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm3, %ymm11 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm6, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm2 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm2, %ymm2 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm2, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm2, %ymm12, %ymm2 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_26 = bcast32() */
+	vpxor %ymm8, %ymm3, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vmovdqa %ymm7, 416(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm3, 384(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm3 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 0(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_27 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g3x0.3 */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 64(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm3 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_28 = bcast32() */
+	vmovdqa 768(%rsp), %ymm13 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm3, 160(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm3 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_29 = bcast32() */
+	vmovdqa 736(%rsp), %ymm13 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm13, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_30 = bcast32() */
+	vmovdqa 704(%rsp), %ymm13 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_5_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vmovdqa %ymm9, 960(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm9, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm9, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
 	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm12 /* rkw_31 = bcast32() */
+	vmovdqa 672(%rsp), %ymm13 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_5_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -2683,32 +2707,33 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm7, 992(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl8(%rip), %ymm12, %ymm7 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
 	vmovdqa %ymm9, 1152(%rsp) /* spill g6x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_rotl16(%rip), %ymm12, %ymm9 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpslld $2, %ymm9, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm8, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm9, 0(%rsp) /* spill g7x3.2 */
+	vpxor %ymm7, %ymm12, %ymm7 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm9 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm7, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm7, %ymm12, %ymm7 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm3, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm11, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm7, 64(%rsp) /* spill g7x3.2 */
 	vmovdqa %ymm1, %ymm0 /* g0x3.3 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 512(%rsp), %ymm5 /* reload g2x3.3 */
-	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 320(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 384(%rsp), %ymm11 /* reload g2x0.3 */
+	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
+	vmovdqa 0(%rsp), %ymm5 /* reload g2x3.3 */
+	vmovdqa %ymm2, %ymm13 /* g1x3.3 */
+	vmovdqa %ymm8, %ymm2 /* g2x1.3 */
 	vmovdqa %ymm10, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
-	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
-	vmovdqa 448(%rsp), %ymm12 /* reload g2x2.3 */
-	vmovdqa %ymm3, %ymm13 /* g1x3.3 */
-	vmovdqa 32(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa %ymm2, %ymm10 /* g2x1.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_vaes_5_loop_r0
@@ -2748,8 +2773,8 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
 	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 416(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 416(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm11, %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm11, %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
@@ -2762,10 +2787,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vmovdqu %ymm0, 320(%rdx) /* store outbe_10 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_bswap32(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
-	vmovdqa 64(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 288(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 288(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 160(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 416(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 416(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 288(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1056(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -2834,7 +2859,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch:
 	vmovdqu %ymm1, 832(%rdx) /* store outbe_26 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_5_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
 	vmovdqu %ymm0, 864(%rdx) /* store outbe_27 */
-	vmovdqa 0(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
@@ -3067,11 +3092,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vmovdqa 416(%rsp), %ymm15 /* reload g6x3.2 */
 	vmovdqa %ymm15, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm15 /* reload g7x3.2 */
-	vmovdqa %ymm11, 416(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm2, 288(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm14, 160(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm9, 64(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm15, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm2, 416(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm14, 288(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm15, 64(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_6_loop_r0:
@@ -3079,539 +3103,552 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw = bcast32() */
 	vpxor %ymm3, %ymm4, %ymm9 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm0, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_6_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_6_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0a = xor(g0a_l, g0a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 512(%rsp) /* spill g0x1.2 */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm2, %ymm2 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_6_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x3.2 */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_6_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g0lr24 = lookup16(g0s, rotl24) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm3, 256(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm2, %ymm9 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm3, 384(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm2, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm3, %ymm2, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm2, %ymm2 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm2, %ymm3 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm2, %ymm3, %ymm2 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw_1 = bcast32() */
 	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
-	vpxor %ymm13, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm9 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm3, %ymm0, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm3, %ymm9 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm9, %ymm3, %ymm9 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm3, %ymm11 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm11, %ymm3, %ymm11 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm3, %ymm3 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm3, %ymm11 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm3, %ymm11, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm13, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm3 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm3 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm4, %ymm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm2, %ymm3 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm3, %ymm2, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm2, %ymm9 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm2, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm2, %ymm9, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_2 = bcast32() */
 	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
-	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm7, %ymm11 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 288(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 64(%rsp), %ymm11, %ymm11 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm7 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm7 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm4, %ymm7 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm3, %ymm7 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm3, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm9, %ymm3, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm3, %ymm3 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm3, %ymm9, %ymm3 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm3, %ymm7, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_3 = bcast32() */
+	vmovdqa 416(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor 288(%rsp), %ymm9, %ymm11 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm7, %ymm7 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm11 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm7, %ymm7 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
-	vmovdqa %ymm10, 448(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 896(%rsp), %ymm10 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm10, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm7, %ymm11 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm11, %ymm7, %ymm11 /* g3l_acc = xor(g3s, g3lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm7, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm7, %ymm7 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm7, %ymm7 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_4 = bcast32() */
+	vmovdqa 896(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm9, %ymm9 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 768(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 800(%rsp), %ymm10 /* reload g5x1.2 */
-	vpxor 928(%rsp), %ymm10, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm7, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm7 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_5 = bcast32() */
+	vmovdqa 800(%rsp), %ymm11 /* reload g5x1.2 */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
-	vmovdqa %ymm9, 768(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 736(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 832(%rsp), %ymm10 /* reload g6x1.2 */
-	vpxor 960(%rsp), %ymm10, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm10 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm7, 768(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm7 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm7, %ymm7 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_6 = bcast32() */
+	vmovdqa 832(%rsp), %ymm11 /* reload g6x1.2 */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
-	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm10, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm9, %ymm10 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm9, %ymm10, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 704(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm10 /* reload g7x1.2 */
-	vpxor 992(%rsp), %ymm10, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm7, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm7 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm7, %ymm7 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm11 /* reload g7x1.2 */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g7t_hi = and(g7t_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm2, %ymm15, %ymm2 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm2, %ymm2 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm2, %ymm2 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm2, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm2, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm10, %ymm2, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm2, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm2, %ymm10 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm2, %ymm10, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm7, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm7 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm7, %ymm9 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm7, %ymm9, %ymm7 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm7, %ymm7 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_1 = bcast32() */
-	vmovdqa 256(%rsp), %ymm11 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g0x0.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm11, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_8 = bcast32() */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm1, %ymm9, %ymm9 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm1, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm2, 672(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm1, %ymm2 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm2, %ymm1, %ymm2 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm1, %ymm2, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm1, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm1, %ymm9, %ymm1 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm1, %ymm2, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpor %ymm1, %ymm9, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm11, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm13, %ymm8, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_9 = bcast32() */
+	vpxor %ymm13, %ymm8, %ymm11 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm2, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm2, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm8, 512(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm2, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm8, %ymm2, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm2, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm2, %ymm8, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm2, %ymm6, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	vpxor %ymm7, %ymm6, %ymm6 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm8 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm6, %ymm15, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm6, %ymm6 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm8 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm4, %ymm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm6, %ymm8 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm8, %ymm6, %ymm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm6, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm11, %ymm6, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm6, %ymm6 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm6, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm6, %ymm11, %ymm6 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm6, %ymm8, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 160(%rsp), %ymm8 /* reload g3x2.2 */
-	vpxor 64(%rsp), %ymm8, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm8, %ymm8 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm8, 0(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm9, %ymm8, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm8, %ymm9 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm8, %ymm9, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm8, %ymm15, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm9 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm9, %ymm8, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm8, %ymm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm8, %ymm8 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm8, %ymm9, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_11 = bcast32() */
+	vmovdqa 288(%rsp), %ymm10 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm10, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm8, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm11, %ymm8, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vmovdqa %ymm12, 448(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm8, %ymm8 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm8, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm8, %ymm12, %ymm8 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm9, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm9, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm10, %ymm9, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm9, %ymm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 416(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_12 = bcast32() */
 	vmovdqa 1024(%rsp), %ymm11 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 768(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm12 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm12 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm8 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 896(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm9, 416(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_13 = bcast32() */
 	vmovdqa 928(%rsp), %ymm11 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm12 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 736(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 736(%rsp), %ymm10, %ymm10 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm12 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm12 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm8, 896(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 800(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 800(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_14 = bcast32() */
 	vmovdqa 960(%rsp), %ymm11 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm11, %ymm12 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm12 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm12 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm9, 704(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm9, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g6lr2_1_l = shl(g6lg_1) */
 	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_15 = bcast32() */
 	vmovdqa 992(%rsp), %ymm11 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm11, %ymm12 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm7, %ymm10, %ymm10 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
 	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g7s_1_aes_sh = shr(g7s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm12 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm11 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm7 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm10, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm7, %ymm10 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm7, %ymm10, %ymm7 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm7, %ymm7 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_2 = bcast32() */
-	vmovdqa 384(%rsp), %ymm12 /* reload g0x3.2 */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x1.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm1, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm12, %ymm1, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm1, %ymm10 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rkw_16 = bcast32() */
+	vmovdqa 512(%rsp), %ymm11 /* reload g0x3.2 */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm1, %ymm10, %ymm10 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm1, 448(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm1, %ymm10, %ymm1 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	vpslld $2, %ymm1, %ymm10 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
 	vpor %ymm1, %ymm10, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm1, %ymm12, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 256(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm13, %ymm10 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm10 /* rkw_17 = bcast32() */
+	vpxor %ymm2, %ymm13, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm10, %ymm10 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
 	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm12 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g1s_2_aes_sh = shr(g1s_2_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm12 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vmovdqa %ymm13, 256(%rsp) /* spill g1x3.2 */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm10, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vmovdqa %ymm13, 384(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm10, %ymm13 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vpxor %ymm13, %ymm10, %ymm13 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm10, %ymm10 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
@@ -3619,77 +3656,79 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vpslld $2, %ymm10, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm10, %ymm10 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm10, %ymm13, %ymm10 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 512(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm11, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 0(%rsp), %ymm10, %ymm10 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_18 = bcast32() */
+	vpxor %ymm3, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vmovdqa %ymm5, 0(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm5, %ymm11 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpor %ymm5, %ymm11, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 64(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_19 = bcast32() */
+	vmovdqa 160(%rsp), %ymm12 /* reload g3x3.2 */
 	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vmovdqa %ymm5, 448(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm5 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 768(%rsp), %ymm12, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 768(%rsp), %ymm13, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
@@ -3700,26 +3739,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm5 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vmovdqa %ymm11, 288(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm5, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm5, %ymm12, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm12, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
@@ -3730,26 +3770,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm8, 800(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm8 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm8, %ymm12, %ymm8 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm12, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 928(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm12, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
@@ -3770,251 +3811,259 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 960(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm12, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 864(%rsp), %ymm11, %ymm11 /* g7t_2 = xor(g7k_2, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_23 = bcast32() */
+	vmovdqa 64(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vmovdqa %ymm7, 864(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm7 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm7, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm7, %ymm12, %ymm7 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 992(%rsp), %ymm7, %ymm7 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
-	vmovdqa 320(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x2.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_24 = bcast32() */
+	vmovdqa 256(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm1 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm2, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm11, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm3, %ymm11 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 256(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm6, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor 448(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm2, 512(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm2 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm2, %ymm2 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm2, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm2, %ymm12, %ymm2 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 384(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_26 = bcast32() */
+	vpxor %ymm8, %ymm3, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vmovdqa %ymm7, 416(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm3, 384(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm3 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 0(%rsp), %ymm3, %ymm3 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_27 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g3x0.3 */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 64(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm3 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 160(%rsp), %ymm3, %ymm3 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_28 = bcast32() */
+	vmovdqa 768(%rsp), %ymm13 /* reload g4x0.3 */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm3, 160(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm3 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm3, %ymm12, %ymm3 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm3, %ymm3 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_29 = bcast32() */
+	vmovdqa 736(%rsp), %ymm13 /* reload g5x0.3 */
+	vpxor 800(%rsp), %ymm13, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm8, 928(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm8 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm8, %ymm11, %ymm8 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm11, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_30 = bcast32() */
+	vmovdqa 704(%rsp), %ymm13 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_6_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vmovdqa %ymm9, 960(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm11, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm9, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm9, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
 	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm9, %ymm11, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 992(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_31 = bcast32() */
+	vmovdqa 672(%rsp), %ymm13 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm7, %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_6_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -4030,32 +4079,33 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm7, 992(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl8(%rip), %ymm12, %ymm7 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
 	vmovdqa %ymm9, 1152(%rsp) /* spill g6x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_rotl16(%rip), %ymm12, %ymm9 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpslld $2, %ymm9, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm8, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm9, 0(%rsp) /* spill g7x3.2 */
+	vpxor %ymm7, %ymm12, %ymm7 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm9 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm7, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm7, %ymm12, %ymm7 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm3, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm11, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm7, 64(%rsp) /* spill g7x3.2 */
 	vmovdqa %ymm1, %ymm0 /* g0x3.3 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 512(%rsp), %ymm5 /* reload g2x3.3 */
-	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 320(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 384(%rsp), %ymm11 /* reload g2x0.3 */
+	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
+	vmovdqa 0(%rsp), %ymm5 /* reload g2x3.3 */
+	vmovdqa %ymm2, %ymm13 /* g1x3.3 */
+	vmovdqa %ymm8, %ymm2 /* g2x1.3 */
 	vmovdqa %ymm10, %ymm8 /* g1x2.3 */
-	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
-	vmovdqa %ymm2, %ymm6 /* g1x1.3 */
-	vmovdqa 448(%rsp), %ymm12 /* reload g2x2.3 */
-	vmovdqa %ymm3, %ymm13 /* g1x3.3 */
-	vmovdqa 32(%rsp), %ymm3 /* reload g0x2.3 */
+	vmovdqa %ymm2, %ymm10 /* g2x1.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_6_loop_r0
@@ -4111,8 +4161,8 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 416(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 416(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm11, %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm11, %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_6_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
@@ -4133,10 +4183,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 64(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 288(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 288(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 160(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 416(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 416(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 288(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1056(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -4237,7 +4287,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xor:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 0(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 992(%rsp), %ymm2 /* reload g7x2.2 */
@@ -4790,11 +4840,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vmovdqa 512(%rsp), %ymm5 /* reload g6x3.2 */
 	vmovdqa %ymm5, 1248(%rsp) /* spill g6x3.2 */
 	vmovdqa 704(%rsp), %ymm5 /* reload g7x3.2 */
-	vmovdqa %ymm11, 512(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm0, 384(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm7, 256(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm14, 128(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm0, 512(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm7, 384(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm14, 256(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_7_loop_r0:
@@ -4802,106 +4851,109 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
 	vpxor %ymm15, %ymm3, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm4, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_7_tbl_lo(%rip), %ymm11 /* tbl_lo = const() */
-	vpshufb %ymm7, %ymm11, %ymm7 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm4, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_7_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
+	vpshufb %ymm5, %ymm7, %ymm5 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_7_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
-	vpshufb %ymm5, %ymm14, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm5, %ymm5 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 32(%rsp) /* spill g0x1.2 */
+	vpshufb %ymm0, %ymm14, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_7_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
-	vpshufb %ymm7, %ymm3, %ymm7 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm4, 640(%rsp) /* spill g0x3.2 */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm4, 32(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_7_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm4, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm5, %ymm7 /* g0lr24 = lookup16(g0s, rotl24) */
-	vpxor %ymm7, %ymm5, %ymm7 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm15, 672(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm5, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm15, %ymm5, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm5, %ymm5 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm5, %ymm15 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm5, %ymm5 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm5, %ymm15, %ymm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm5, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpshufb %ymm0, %ymm4, %ymm0 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm0, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm5, %ymm0, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm15, 640(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm0, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm15, %ymm0, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm0, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm15 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm0, %ymm15, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %ymm1 /* rkw_1 = bcast32() */
 	vpxor %ymm10, %ymm8, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g1k = xor(g1k_acc, rkw) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm5, %ymm5 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm7 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm3, %ymm7 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm5, %ymm4, %ymm5 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm5, %ymm7 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm7, %ymm5, %ymm7 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm5, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm15, %ymm5, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm5, %ymm5 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm5, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm5, %ymm15, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm5, %ymm9, %ymm5 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm13, %ymm12, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
-	vpxor %ymm2, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm6, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm7, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm1, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm5, %ymm1, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm1, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm15, %ymm1, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm1, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm9, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw_2 = bcast32() */
+	vpxor %ymm13, %ymm12, %ymm9 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm7, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm5, %ymm5 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm5, %ymm5 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm3, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm4, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm7, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpxor %ymm15, %ymm7, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm15 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm15, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 512(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 384(%rsp), %ymm9 /* reload g3x1.2 */
-	vpxor 256(%rsp), %ymm9, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 128(%rsp), %ymm15, %ymm15 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm15, %ymm9, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb %ymm5, %ymm4, %ymm5 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm5, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm9, %ymm5, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm5, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm15, %ymm5, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm5, %ymm5 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm5, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm5, %ymm15, %ymm5 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_3 = bcast32() */
+	vmovdqa 512(%rsp), %ymm11 /* reload g3x1.2 */
+	vpxor 384(%rsp), %ymm11, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 256(%rsp), %ymm9, %ymm9 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm9, %ymm15 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm9, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
@@ -4912,354 +4964,363 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm9, %ymm15, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm9, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpxor %ymm15, %ymm9, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
-	vmovdqa %ymm12, 480(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm9, %ymm12 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm12, %ymm9, %ymm12 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm9, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g3lr2_l = shl(g3lg) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpor %ymm9, %ymm11, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1152(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 1088(%rsp), %ymm12 /* reload g4x1.2 */
-	vpxor 1120(%rsp), %ymm12, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_4 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm15 /* reload g4x1.2 */
+	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
 	vmovdqa %ymm9, 1152(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g4lr2_l = shl(g4lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpor %ymm9, %ymm11, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1056(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 928(%rsp), %ymm12 /* reload g5x1.2 */
-	vpxor 960(%rsp), %ymm12, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1216(%rsp), %ymm15, %ymm15 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_5 = bcast32() */
+	vmovdqa 928(%rsp), %ymm15 /* reload g5x1.2 */
+	vpxor 960(%rsp), %ymm15, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1216(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
 	vmovdqa %ymm9, 1056(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_l = shl(g5lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpor %ymm9, %ymm11, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 896(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 832(%rsp), %ymm12 /* reload g6x1.2 */
-	vpxor 992(%rsp), %ymm12, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1248(%rsp), %ymm15, %ymm15 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_6 = bcast32() */
+	vmovdqa 832(%rsp), %ymm15 /* reload g6x1.2 */
+	vpxor 992(%rsp), %ymm15, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1248(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
 	vmovdqa %ymm9, 896(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g6lr2_l = shl(g6lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 800(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 864(%rsp), %ymm12 /* reload g7x1.2 */
-	vpxor 1024(%rsp), %ymm12, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 0(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm0, %ymm14, %ymm0 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm0, %ymm0 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm0, %ymm0 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm15 /* reload g7x1.2 */
+	vpxor 1024(%rsp), %ymm15, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 128(%rsp), %ymm11, %ymm11 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm0, %ymm4, %ymm0 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm0, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm0, %ymm12 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm12, %ymm0, %ymm12 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm0, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm0, %ymm12 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm0, %ymm0 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm0, %ymm12, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm9, 800(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 576(%rsp), %ymm9, %ymm9 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_1 = bcast32() */
-	vmovdqa 672(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 640(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x0.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_8 = bcast32() */
+	vmovdqa 640(%rsp), %ymm15 /* reload g0x2.2 */
+	vpxor 32(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm1, %ymm4, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm1, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm15, %ymm1, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm1, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm0, %ymm1, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm1, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm1 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm0, 672(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm1, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm6, %ymm10, %ymm1 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm12, %ymm1, %ymm1 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm5, %ymm1, %ymm1 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_9 = bcast32() */
+	vpxor %ymm6, %ymm10, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm1, %ymm4, %ymm1 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm1, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm15, %ymm1, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm10, 32(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm1, %ymm10 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm10, %ymm1, %ymm10 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm1, %ymm1 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm1, %ymm10 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm1, %ymm10, %ymm1 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm1, %ymm8, %ymm1 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm2, %ymm13, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm12, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm10 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm10 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm8, %ymm4, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm8, %ymm10 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm10, %ymm8, %ymm10 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm8, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm15, %ymm8, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm8, %ymm8 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm8, %ymm15, %ymm8 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm8, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm8, %ymm15, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm8, %ymm10, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g3x2.2 */
-	vpxor 128(%rsp), %ymm10, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor 1152(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm10 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm10, 0(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm10 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_10 = bcast32() */
+	vpxor %ymm2, %ymm13, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm10, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm10, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm15, %ymm10, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm10, %ymm10 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm10, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm10, %ymm15, %ymm10 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_11 = bcast32() */
+	vmovdqa 384(%rsp), %ymm12 /* reload g3x2.2 */
+	vpxor 256(%rsp), %ymm12, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm10, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vmovdqa %ymm13, 480(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm10, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm10, %ymm10 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm10, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm10, %ymm13, %ymm10 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 384(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1120(%rsp), %ymm13 /* reload g4x2.2 */
-	vpxor 1184(%rsp), %ymm13, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 1056(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm11, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 512(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_12 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g4x2.2 */
+	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm10, %ymm13 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm10, %ymm13, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1088(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 960(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1216(%rsp), %ymm13, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 896(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm11, 512(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_13 = bcast32() */
+	vmovdqa 960(%rsp), %ymm15 /* reload g5x2.2 */
+	vpxor 1216(%rsp), %ymm15, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm10, 1088(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm10, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm10, %ymm13, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 992(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1248(%rsp), %ymm13, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm12, %ymm15, %ymm15 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_14 = bcast32() */
+	vmovdqa 992(%rsp), %ymm15 /* reload g6x2.2 */
+	vpxor 1248(%rsp), %ymm15, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 800(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm9, 800(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm9 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm9, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm9, %ymm13, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 832(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1024(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 0(%rsp), %ymm13, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 576(%rsp), %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 832(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_15 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm15 /* reload g7x2.2 */
+	vpxor 128(%rsp), %ymm15, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
 	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
@@ -5272,56 +5333,57 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm12, %ymm15, %ymm12 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm13 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vmovdqa %ymm9, 576(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm12, %ymm13 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm12, %ymm13, %ymm12 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 864(%rsp), %ymm12, %ymm12 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 864(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 640(%rsp), %ymm15 /* reload g0x3.2 */
-	vpxor 352(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_16 = bcast32() */
+	vmovdqa 32(%rsp), %ymm15 /* reload g0x3.2 */
+	vpxor 672(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm0, %ymm4, %ymm0 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm12, 864(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm0, %ymm12 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm12, %ymm0, %ymm12 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	vpslld $2, %ymm0, %ymm12 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
 	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm5, %ymm6, %ymm12 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm1, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpxor 640(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm6, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
 	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
@@ -5334,7 +5396,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm12, %ymm15, %ymm12 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vmovdqa %ymm6, 672(%rsp) /* spill g1x3.2 */
+	vmovdqa %ymm6, 640(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
@@ -5343,14 +5405,15 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm6, %ymm12, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 32(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm2, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpxor 0(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_18 = bcast32() */
+	vpxor %ymm5, %ymm2, %ymm15 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
 	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
@@ -5363,7 +5426,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm12, %ymm15, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm2, 32(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm2, 0(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm2 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
@@ -5372,17 +5435,18 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm2, %ymm12, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm2, %ymm15, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 480(%rsp), %ymm2, %ymm2 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 128(%rsp), %ymm12 /* reload g3x3.2 */
-	vpxor 1152(%rsp), %ymm12, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor 384(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
+	vmovdqa 256(%rsp), %ymm13 /* reload g3x3.2 */
+	vpxor 1152(%rsp), %ymm13, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 512(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
@@ -5393,114 +5457,117 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm12, %ymm15, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm2 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm2, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm2, %ymm12, %ymm2 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 256(%rsp), %ymm2, %ymm2 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g4x3.2 */
-	vpxor 1056(%rsp), %ymm12, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_2_aes_sh = shr(g4s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm15 /* reload g4x3.2 */
+	vpxor 1056(%rsp), %ymm15, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm2, 256(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm2 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm2, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm2, %ymm12, %ymm2 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1120(%rsp), %ymm2, %ymm2 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g5x3.2 */
-	vpxor 896(%rsp), %ymm12, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_2_aes_sh = shr(g5s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm12, 384(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1120(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm15 /* reload g5x3.2 */
+	vpxor 896(%rsp), %ymm15, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 928(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm10, 928(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 960(%rsp), %ymm10, %ymm10 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1248(%rsp), %ymm12 /* reload g6x3.2 */
-	vpxor 800(%rsp), %ymm12, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_2_aes_sh = shr(g6s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm12, 1120(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g6x3.2 */
+	vpxor 800(%rsp), %ymm15, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vmovdqa %ymm9, 832(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm9, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 992(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 0(%rsp), %ymm12 /* reload g7x3.2 */
-	vpxor 576(%rsp), %ymm12, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm11, 832(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm11, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 992(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 128(%rsp), %ymm15 /* reload g7x3.2 */
+	vpxor 576(%rsp), %ymm15, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
@@ -5513,233 +5580,240 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpxor %ymm13, %ymm15, %ymm13 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm12 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vmovdqa %ymm9, 864(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm9, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1024(%rsp), %ymm9, %ymm9 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 352(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x2.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm11, %ymm0 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
+	vmovdqa 672(%rsp), %ymm15 /* reload g0x0.3 */
+	vpxor 480(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm0, %ymm4, %ymm0 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm12, 1024(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm0, %ymm12 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm12, %ymm0, %ymm12 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm0, 352(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm13, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 640(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm1, %ymm5, %ymm12 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm8, %ymm1, %ymm15 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm5, 640(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm5 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm12, %ymm5, %ymm5 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm5, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm5, %ymm12, %ymm5 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 672(%rsp), %ymm5, %ymm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm7, %ymm12 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor 480(%rsp), %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm1 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 640(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm10, %ymm5, %ymm15 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm7, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm7, %ymm12, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1152(%rsp), %ymm12 /* reload g3x0.3 */
-	vpxor 384(%rsp), %ymm12, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 256(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm5, %ymm13, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 0(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm15 /* reload g3x0.3 */
+	vpxor 512(%rsp), %ymm15, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm7, 32(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm12, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm12 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm12, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 1056(%rsp), %ymm12 /* reload g4x0.3 */
-	vpxor 1088(%rsp), %ymm12, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm5, 0(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm5, %ymm13, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 256(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm15 /* reload g4x0.3 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm2, 1120(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm2 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm2, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm2, %ymm2 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm2, %ymm12, %ymm2 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1184(%rsp), %ymm2, %ymm2 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 896(%rsp), %ymm12 /* reload g5x0.3 */
-	vpxor 928(%rsp), %ymm12, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 256(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm13, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1184(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
+	vmovdqa 896(%rsp), %ymm15 /* reload g5x0.3 */
+	vpxor 928(%rsp), %ymm15, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm10, 960(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm10 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1216(%rsp), %ymm10, %ymm10 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 800(%rsp), %ymm12 /* reload g6x0.3 */
-	vpxor 832(%rsp), %ymm12, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm15, %ymm15 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm12 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm11, %ymm12 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm15, %ymm14, %ymm15 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm15, %ymm12, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm12, 960(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm12, %ymm13 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
+	vmovdqa 800(%rsp), %ymm15 /* reload g6x0.3 */
+	vpxor 832(%rsp), %ymm15, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vmovdqa %ymm9, 992(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm12, %ymm9 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm9, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm9, %ymm12, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1248(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 576(%rsp), %ymm12 /* reload g7x0.3 */
-	vpxor 864(%rsp), %ymm12, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 1024(%rsp), %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm11, 992(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm11, %ymm13 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1248(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 576(%rsp), %ymm15 /* reload g7x0.3 */
+	vpxor 864(%rsp), %ymm15, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
@@ -5753,32 +5827,32 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm12 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm9, 1248(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm9 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm15, %ymm13, %ymm12 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm11, 1248(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_7_rotl16(%rip), %ymm13, %ymm11 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm15, %ymm13, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpslld $2, %ymm9, %ymm13 /* g7lr2_3_l = shl(g7lg_3) */
 	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
 	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm7, 128(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm2, 1184(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm10, 1216(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm9, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa 32(%rsp), %ymm2 /* reload g2x3.3 */
-	vmovdqa 224(%rsp), %ymm3 /* reload g0x1.3 */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 128(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm12, 1216(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm9, 128(%rsp) /* spill g7x3.2 */
+	vmovdqa 480(%rsp), %ymm3 /* reload g0x1.3 */
 	vmovdqa %ymm0, %ymm4 /* g0x3.3 */
-	vmovdqa 640(%rsp), %ymm9 /* reload g1x0.3 */
+	vmovdqa 32(%rsp), %ymm9 /* reload g1x0.3 */
+	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
+	vmovdqa %ymm10, %ymm12 /* g2x1.3 */
 	vmovdqa %ymm6, %ymm10 /* g1x2.3 */
-	vmovdqa %ymm5, %ymm6 /* g1x3.3 */
-	vmovdqa %ymm8, %ymm12 /* g2x1.3 */
-	vmovdqa %ymm1, %ymm8 /* g1x1.3 */
-	vmovdqa 352(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 480(%rsp), %ymm13 /* reload g2x2.3 */
-	vmovdqa 544(%rsp), %ymm15 /* reload g0x2.3 */
+	vmovdqa %ymm1, %ymm6 /* g1x3.3 */
+	vmovdqa 672(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa %ymm2, %ymm13 /* g2x2.3 */
+	vmovdqa 0(%rsp), %ymm2 /* reload g2x3.3 */
+	vmovdqa 352(%rsp), %ymm15 /* reload g0x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_7_loop_r0
@@ -5834,8 +5908,8 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vpunpckldq %ymm12, %ymm2, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm12, %ymm2, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 512(%rsp), %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 512(%rsp), %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm11, %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm11, %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
@@ -5856,10 +5930,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 128(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 384(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 384(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 256(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 256(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 512(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 512(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 384(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1152(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1152(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -5960,7 +6034,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_ctr:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 0(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 128(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1024(%rsp), %ymm2 /* reload g7x2.2 */
@@ -6265,71 +6339,71 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vmovdqa 416(%rsp), %ymm13 /* reload g6x3.2 */
 	vmovdqa %ymm13, 1152(%rsp) /* spill g6x3.2 */
 	vmovdqa 576(%rsp), %ymm13 /* reload g7x3.2 */
-	vmovdqa %ymm11, 416(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm14, 288(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm15, 160(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm9, 32(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm13, 64(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm14, 416(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm15, 288(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm13, 32(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_8_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw = bcast32() */
-	vpxor %ymm0, %ymm4, %ymm11 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm9, %ymm11, %ymm11 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g0t = xor(g0k, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0t_sh = shr(g0t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vpxor %ymm0, %ymm4, %ymm13 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm9, %ymm9 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_8_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_8_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g0a = xor(g0a_l, g0a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 0(%rsp) /* spill g0x1.2 */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm9, %ymm9 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_8_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm0, 512(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm0, 0(%rsp) /* spill g0x2.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_8_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g0s = xor(g0s_l, g0s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm11, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm3, %ymm11 /* g0lr2_l = shl(g0lg) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm9, %ymm13 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm13, %ymm9, %ymm13 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm3, 512(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm9, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm9, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm3, %ymm11, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm8, %ymm6, %ymm3 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1k = xor(g1k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_1 = bcast32() */
+	vpxor %ymm8, %ymm6, %ymm9 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1k = xor(g1k_acc, rkw_1) */
 	vpxor %ymm2, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm11 /* g1t_lo = and(g1t, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm9 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
 	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm11 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm9 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	vpshufb %ymm3, %ymm0, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm3, %ymm11 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm11, %ymm3, %ymm11 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm3, %ymm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm9, %ymm3, %ymm9 /* g1l_acc = xor(g1s, g1lr24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm3, %ymm13 /* g1lr8 = lookup16(g1s, rotl8) */
 	vpxor %ymm13, %ymm3, %ymm13 /* g1lg_acc = xor(g1s, g1lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm3, %ymm3 /* g1lr16 = lookup16(g1s, rotl16) */
@@ -6337,27 +6411,28 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpslld $2, %ymm3, %ymm13 /* g1lr2_l = shl(g1lg) */
 	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
 	vpor %ymm3, %ymm13, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
 	vpxor %ymm3, %ymm7, %ymm3 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm12, %ymm10, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm9, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm7 /* rkw_2 = bcast32() */
+	vpxor %ymm12, %ymm10, %ymm9 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm5, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm11 /* g2t_lo = and(g2t, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
 	vpshufb %ymm7, %ymm15, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm11 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	vpshufb %ymm7, %ymm0, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm7, %ymm11 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm11, %ymm7, %ymm11 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm7, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm9, %ymm7, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm7, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
 	vpxor %ymm13, %ymm7, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
@@ -6365,48 +6440,49 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpslld $2, %ymm7, %ymm13 /* g2lr2_l = shl(g2lg) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
 	vpor %ymm7, %ymm13, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 288(%rsp), %ymm11 /* reload g3x1.2 */
-	vpxor 160(%rsp), %ymm11, %ymm13 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 32(%rsp), %ymm13, %ymm13 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpxor %ymm7, %ymm9, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_3 = bcast32() */
+	vmovdqa 416(%rsp), %ymm11 /* reload g3x1.2 */
+	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 160(%rsp), %ymm9, %ymm9 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc = xor(g3s, g3lr24) */
-	vmovdqa %ymm10, 256(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm10, %ymm11 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm10, %ymm11, %ymm10 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 992(%rsp), %ymm11 /* reload g4x1.2 */
-	vpxor 1024(%rsp), %ymm11, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm9, %ymm13 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm13, %ymm9, %ymm13 /* g3l_acc = xor(g3s, g3lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm9, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1056(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_4 = bcast32() */
+	vmovdqa 992(%rsp), %ymm13 /* reload g4x1.2 */
+	vpxor 1024(%rsp), %ymm13, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4a = xor(g4a_l, g4a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
@@ -6417,26 +6493,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g4s = xor(g4s_l, g4s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc = xor(g4s, g4lr24) */
-	vmovdqa %ymm10, 1056(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
+	vmovdqa %ymm9, 1056(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm10, %ymm11 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm10, %ymm11, %ymm10 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 768(%rsp), %ymm11 /* reload g5x1.2 */
-	vpxor 896(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5a = xor(g5a_l, g5a_h) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 864(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_5 = bcast32() */
+	vmovdqa 768(%rsp), %ymm13 /* reload g5x1.2 */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5a = xor(g5a_l, g5a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
@@ -6447,26 +6524,27 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g5s = xor(g5s_l, g5s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g5lr24 = lookup16(g5s, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc = xor(g5s, g5lr24) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
+	vmovdqa %ymm9, 864(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm10, %ymm11 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm10, %ymm11, %ymm10 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 800(%rsp), %ymm11 /* reload g6x1.2 */
-	vpxor 928(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6a = xor(g6a_l, g6a_h) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 736(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_6 = bcast32() */
+	vmovdqa 800(%rsp), %ymm13 /* reload g6x1.2 */
+	vpxor 928(%rsp), %ymm13, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1152(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6a = xor(g6a_l, g6a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
@@ -6477,40 +6555,42 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g6s = xor(g6s_l, g6s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g6lr24 = lookup16(g6s, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc = xor(g6s, g6lr24) */
-	vmovdqa %ymm10, 736(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
+	vmovdqa %ymm9, 736(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm10, %ymm11 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm10, %ymm11, %ymm10 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 832(%rsp), %ymm11 /* reload g7x1.2 */
-	vpxor 960(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 704(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_7 = bcast32() */
+	vmovdqa 832(%rsp), %ymm13 /* reload g7x1.2 */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 32(%rsp), %ymm11, %ymm11 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_hi = and(g7t_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm9, %ymm15, %ymm9 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm9, %ymm9 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm9, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g7l_acc = xor(g7s, g7lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm9, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm9, %ymm9 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm9, 704(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg = xor(g7lg_acc, g7lr16) */
 	vpslld $2, %ymm9, %ymm11 /* g7lr2_l = shl(g7lg) */
 	vpsrld $30, %ymm9, %ymm9 /* g7lr2_r = shr(g7lg) */
 	vpor %ymm9, %ymm11, %ymm9 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
@@ -6518,86 +6598,87 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor 672(%rsp), %ymm9, %ymm9 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_1 = bcast32() */
-	vmovdqa 512(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_1 = xor(g0k_1, g0x0) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g0x0.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_8 = bcast32() */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0x2.2 */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm1, %ymm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm9, %ymm1, %ymm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm1, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm1 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm1, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm1, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm1, %ymm9, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm2, %ymm8, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpxor 64(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_9 = bcast32() */
+	vpxor %ymm2, %ymm8, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm9, %ymm15, %ymm9 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm9, %ymm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm9, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm8, 0(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm9, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm9, %ymm9 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm8, %ymm9 /* g1lr2_1_l = shl(g1lg_1) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm8, 64(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm8, %ymm9, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpor %ymm8, %ymm11, %ymm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
 	vpxor %ymm8, %ymm13, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
 	vpxor %ymm8, %ymm6, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm5, %ymm12, %ymm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm8, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_10 = bcast32() */
+	vpxor %ymm5, %ymm12, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
 	vpxor %ymm7, %ymm8, %ymm8 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
 	vpshufb %ymm8, %ymm15, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm8, %ymm8 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm9 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
 	vpshufb %ymm8, %ymm0, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm9, %ymm8, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm8, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm8, %ymm13 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpxor %ymm13, %ymm8, %ymm13 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm8, %ymm8 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
@@ -6605,132 +6686,136 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpslld $2, %ymm8, %ymm13 /* g2lr2_1_l = shl(g2lg_1) */
 	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
 	vpor %ymm8, %ymm13, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 160(%rsp), %ymm9 /* reload g3x2.2 */
-	vpxor 32(%rsp), %ymm9, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor 1056(%rsp), %ymm13, %ymm13 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm9 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm13 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_11 = bcast32() */
+	vmovdqa 288(%rsp), %ymm11 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm11, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm10, %ymm13 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm10, %ymm13 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm9, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vmovdqa %ymm12, 256(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm9, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm12, %ymm9, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm9, %ymm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm9, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm9, %ymm12, %ymm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 288(%rsp), %ymm9, %ymm9 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1024(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1088(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 864(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm10, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm10, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm10, %ymm10 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 416(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g4x2.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm9, 288(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm9 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm9, %ymm12 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm9, %ymm12, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 992(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 896(%rsp), %ymm12 /* reload g5x2.2 */
-	vpxor 1120(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 736(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm10, 416(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_13 = bcast32() */
+	vmovdqa 896(%rsp), %ymm13 /* reload g5x2.2 */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 736(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm9, 992(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm9 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm9, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm9, %ymm12, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 768(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 928(%rsp), %ymm12 /* reload g6x2.2 */
-	vpxor 1152(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm12 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm10, 992(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 768(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_14 = bcast32() */
+	vmovdqa 928(%rsp), %ymm13 /* reload g6x2.2 */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 704(%rsp), %ymm11, %ymm11 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm10, 704(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm10, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm10, 768(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
 	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm10, %ymm12, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpor %ymm10, %ymm11, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
 	vpxor 800(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 960(%rsp), %ymm12 /* reload g7x2.2 */
-	vpxor 64(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 672(%rsp), %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_15 = bcast32() */
+	vmovdqa 960(%rsp), %ymm13 /* reload g7x2.2 */
+	vpxor 32(%rsp), %ymm13, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
@@ -6747,51 +6832,52 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vmovdqa %ymm9, 672(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 832(%rsp), %ymm11, %ymm11 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm9, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm9, %ymm11, %ymm9 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 832(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_2 = bcast32() */
-	vmovdqa 384(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm13, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g0x1.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_16 = bcast32() */
+	vmovdqa 512(%rsp), %ymm13 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm11, 832(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm1 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm11, %ymm1, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	vpslld $2, %ymm1, %ymm11 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
 	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm3, %ymm2, %ymm11 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
+	vpxor 0(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_17 = bcast32() */
+	vpxor %ymm3, %ymm2, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
 	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_2_sh = shr(g1t_2) */
@@ -6809,7 +6895,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vmovdqa %ymm2, 512(%rsp) /* spill g1x3.2 */
+	vmovdqa %ymm2, 0(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm2 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vpxor %ymm2, %ymm11, %ymm2 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
@@ -6818,9 +6904,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpsrld $30, %ymm2, %ymm2 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm2, %ymm11, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 0(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm5, %ymm11 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
+	vpxor 64(%rsp), %ymm2, %ymm2 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_18 = bcast32() */
+	vpxor %ymm7, %ymm5, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
 	vpxor %ymm8, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
@@ -6838,7 +6925,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm5, 0(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm5, 64(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm5 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
 	vpxor %ymm5, %ymm11, %ymm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
@@ -6847,17 +6934,18 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm5, %ymm11, %ymm5 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 256(%rsp), %ymm5, %ymm5 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 32(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor 1056(%rsp), %ymm11, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_19 = bcast32() */
+	vmovdqa 160(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor 1056(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
@@ -6868,110 +6956,113 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm11, %ymm13, %ymm11 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm5 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 160(%rsp), %ymm5, %ymm5 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1088(%rsp), %ymm11 /* reload g4x3.2 */
-	vpxor 864(%rsp), %ymm11, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_2_aes_sh = shr(g4s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_20 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1024(%rsp), %ymm5, %ymm5 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1120(%rsp), %ymm11 /* reload g5x3.2 */
-	vpxor 736(%rsp), %ymm11, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_2_aes_sh = shr(g5s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm11, 288(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_21 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 768(%rsp), %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm9, 768(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm9, %ymm11 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm9, %ymm11, %ymm9 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 896(%rsp), %ymm9, %ymm9 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1152(%rsp), %ymm11 /* reload g6x3.2 */
-	vpxor 704(%rsp), %ymm11, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_2_aes_sh = shr(g6s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 896(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_22 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 704(%rsp), %ymm13, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
 	vmovdqa %ymm10, 800(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm10, %ymm11 /* g6lr2_2_l = shl(g6lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm10, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
 	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm10, %ymm11, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 64(%rsp), %ymm11 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm11, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 832(%rsp), %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_23 = bcast32() */
+	vmovdqa 32(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 672(%rsp), %ymm13, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
@@ -6988,231 +7079,238 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpxor %ymm12, %ymm13, %ymm12 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vmovdqa %ymm9, 832(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm9 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm11, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm11, %ymm12, %ymm11 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 960(%rsp), %ymm11, %ymm11 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 960(%rsp), %ymm9, %ymm9 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_3 = bcast32() */
-	vmovdqa 448(%rsp), %ymm13 /* reload g0x0.3 */
-	vpxor 320(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
-	vmovdqa %ymm1, 192(%rsp) /* spill g0x2.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm1, %ymm1 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm1, %ymm1 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm1, %ymm1 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_24 = bcast32() */
+	vmovdqa 384(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 256(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm1, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm13, %ymm1, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm11, 960(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm1, %ymm11 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm11, %ymm1, %ymm11 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm1, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm1, %ymm11 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm1, 448(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm1 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm12, %ymm1, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm1, %ymm11, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm1, %ymm12, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 384(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm6, %ymm3, %ymm11 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_25 = bcast32() */
+	vpxor %ymm6, %ymm3, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm11, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm3, %ymm11 /* g1lr2_3_l = shl(g1lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm3, 512(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm3, %ymm12, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm3, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm3, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
 	vpsrld $30, %ymm3, %ymm3 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm3, %ymm11, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpor %ymm3, %ymm12, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm8, %ymm7, %ymm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpxor 0(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_26 = bcast32() */
+	vpxor %ymm8, %ymm7, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm5, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vmovdqa %ymm7, 416(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g2lr2_3_l = shl(g2lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm7, 0(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm7, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpor %ymm7, %ymm12, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 0(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1056(%rsp), %ymm11 /* reload g3x0.3 */
-	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpxor 64(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_27 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g3x0.3 */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm7, 0(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm7, %ymm11, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm11, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm11 /* g3lr2_3_l = shl(g3lg_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm7, 64(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm7, %ymm12 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm11, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpor %ymm7, %ymm12, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 864(%rsp), %ymm11 /* reload g4x0.3 */
-	vpxor 992(%rsp), %ymm11, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_28 = bcast32() */
+	vmovdqa 864(%rsp), %ymm13 /* reload g4x0.3 */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm11, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm11 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm11, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1088(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 736(%rsp), %ymm11 /* reload g5x0.3 */
-	vpxor 768(%rsp), %ymm11, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm7, 160(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm7 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm7 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm7, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm7, %ymm12, %ymm7 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1088(%rsp), %ymm7, %ymm7 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_29 = bcast32() */
+	vmovdqa 736(%rsp), %ymm13 /* reload g5x0.3 */
+	vpxor 768(%rsp), %ymm13, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm9, 896(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm9 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm9, %ymm11 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm9, %ymm11, %ymm9 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 704(%rsp), %ymm11 /* reload g6x0.3 */
-	vpxor 800(%rsp), %ymm11, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm11 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm11, 896(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_30 = bcast32() */
+	vmovdqa 704(%rsp), %ymm13 /* reload g6x0.3 */
+	vpxor 800(%rsp), %ymm13, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_8_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vmovdqa %ymm10, 928(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm10, %ymm11 /* g6lr2_3_l = shl(g6lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm10, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
 	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm10, %ymm11, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
 	vpxor 1152(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 672(%rsp), %ymm11 /* reload g7x0.3 */
-	vpxor 832(%rsp), %ymm11, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_31 = bcast32() */
+	vmovdqa 672(%rsp), %ymm13 /* reload g7x0.3 */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_8_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
@@ -7228,31 +7326,32 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vpshufb %ymm12, %ymm0, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm11 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm9, 960(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl8(%rip), %ymm12, %ymm9 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
 	vmovdqa %ymm10, 1152(%rsp) /* spill g6x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_rotl16(%rip), %ymm12, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm13, %ymm12, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpslld $2, %ymm10, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm10, %ymm12, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 64(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm7, 32(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 1088(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm9, 1120(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm10, 64(%rsp) /* spill g7x3.2 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g0x2.3 */
-	vmovdqa 320(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 0(%rsp), %ymm5 /* reload g2x3.3 */
-	vmovdqa 384(%rsp), %ymm7 /* reload g1x0.3 */
+	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm10 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 32(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm7, 1088(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm11, 1120(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm9, 32(%rsp) /* spill g7x3.2 */
+	vmovdqa 448(%rsp), %ymm0 /* reload g0x2.3 */
+	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g1x0.3 */
 	vmovdqa %ymm8, %ymm10 /* g2x1.3 */
 	vmovdqa %ymm2, %ymm8 /* g1x2.3 */
 	vmovdqa %ymm3, %ymm2 /* g1x3.3 */
 	vmovdqa %ymm1, %ymm3 /* g0x3.3 */
-	vmovdqa 448(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa 256(%rsp), %ymm12 /* reload g2x2.3 */
+	vmovdqa 384(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa 0(%rsp), %ymm11 /* reload g2x0.3 */
+	vmovdqa %ymm5, %ymm12 /* g2x2.3 */
+	vmovdqa 64(%rsp), %ymm5 /* reload g2x3.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_8_loop_r0
@@ -7308,8 +7407,8 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vpunpckldq %ymm10, %ymm5, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm10, %ymm5, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 416(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 416(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm11, %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm11, %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_8_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
@@ -7330,10 +7429,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 32(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 288(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 288(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 160(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 416(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 416(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 288(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1056(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1056(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -7434,7 +7533,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_xts:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 64(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 32(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 832(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 832(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 960(%rsp), %ymm2 /* reload g7x2.2 */
@@ -8413,11 +8512,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vmovdqa 544(%rsp), %ymm5 /* reload g6x3.2 */
 	vmovdqa %ymm5, 1280(%rsp) /* spill g6x3.2 */
 	vmovdqa 736(%rsp), %ymm5 /* reload g7x3.2 */
-	vmovdqa %ymm12, 544(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm0, 416(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm8, 288(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm7, 160(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 32(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm0, 544(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm8, 416(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm7, 288(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm5, 160(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_9_loop_r0:
@@ -8425,106 +8523,109 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm0 /* rkw = bcast32() */
 	vpxor %ymm15, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm3, %ymm5, %ymm5 /* g0t = xor(g0k, g0x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
-	vpshufb %ymm7, %ymm8, %ymm7 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
-	vpshufb %ymm5, %ymm12, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x1.2 */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
+	vpshufb %ymm5, %ymm7, %ymm5 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 32(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm7, %ymm4, %ymm7 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm3, 672(%rsp) /* spill g0x3.2 */
+	vpshufb %ymm5, %ymm4, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_9_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm3, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm5, %ymm7 /* g0lr24 = lookup16(g0s, rotl24) */
-	vpxor %ymm7, %ymm5, %ymm7 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm15, 704(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm5, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm15, %ymm5, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm5, %ymm5 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm5, %ymm15 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm5, %ymm5 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm5, %ymm15, %ymm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm0, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpxor %ymm5, %ymm0, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
+	vmovdqa %ymm15, 672(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm0, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm15, %ymm0, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm0, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm15 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm0, %ymm15, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm0, %ymm5, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm2, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r10), %ymm2 /* rkw_1 = bcast32() */
 	vpxor %ymm11, %ymm9, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm0, %ymm5, %ymm5 /* g1k = xor(g1k_acc, rkw) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm8, %ymm7 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm5, %ymm12, %ymm5 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm7 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm4, %ymm7 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm5, %ymm3, %ymm5 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm5, %ymm7 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm7, %ymm5, %ymm7 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm5, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm15, %ymm5, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm5, %ymm5 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm5, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm5, %ymm15, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm5, %ymm7, %ymm5 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm14, %ymm13, %ymm7 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2k = xor(g2k_acc, rkw) */
-	vpxor %ymm1, %ymm7, %ymm7 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm8, %ymm10 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm12, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm7, %ymm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm7, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm2, %ymm8, %ymm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm4, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm2, %ymm3, %ymm2 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm2, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm5, %ymm2, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm2, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm15, %ymm2, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm2, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm2, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm2, %ymm15, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r10), %ymm5 /* rkw_2 = bcast32() */
+	vpxor %ymm14, %ymm13, %ymm10 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm1, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm10 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm7, %ymm10 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm5, %ymm8, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm10 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm3, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm7, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm10, %ymm7, %ymm10 /* g2l_acc = xor(g2s, g2lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm7, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpxor %ymm15, %ymm7, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm7, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm7, %ymm15 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm7, %ymm15, %ymm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm7, %ymm10, %ymm7 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor 544(%rsp), %ymm7, %ymm7 /* g2x = xor(g2l, g2x0.2) */
-	vmovdqa 416(%rsp), %ymm10 /* reload g3x1.2 */
-	vpxor 288(%rsp), %ymm10, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g3k = xor(g3k_acc, rkw) */
-	vpxor 160(%rsp), %ymm15, %ymm15 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm10 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm8, %ymm10 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm5, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm10, %ymm5, %ymm10 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm5, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm15, %ymm5, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm5, %ymm5 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm5, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm5, %ymm15, %ymm5 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_3 = bcast32() */
+	vmovdqa 544(%rsp), %ymm12 /* reload g3x1.2 */
+	vpxor 416(%rsp), %ymm12, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 288(%rsp), %ymm10, %ymm10 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm15 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm10, %ymm8, %ymm10 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3a = xor(g3a_l, g3a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm10, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
@@ -8535,355 +8636,364 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm10, %ymm15, %ymm10 /* g3s = xor(g3s_l, g3s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm10, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpxor %ymm15, %ymm10, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
-	vmovdqa %ymm13, 512(%rsp) /* spill g2x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm10, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm10, %ymm12 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g3lg_acc = xor(g3s, g3lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm10, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm10, %ymm12 /* g3lr2_l = shl(g3lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
 	vpxor 1184(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
-	vmovdqa 1120(%rsp), %ymm13 /* reload g4x1.2 */
-	vpxor 1152(%rsp), %ymm13, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g4k = xor(g4k_acc, rkw) */
-	vpxor 1216(%rsp), %ymm15, %ymm15 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_4 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm15 /* reload g4x1.2 */
+	vpxor 1152(%rsp), %ymm15, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
 	vmovdqa %ymm10, 1184(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g4lr2_l = shl(g4lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm10, %ymm12 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1088(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
-	vmovdqa 960(%rsp), %ymm13 /* reload g5x1.2 */
-	vpxor 992(%rsp), %ymm13, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g5k = xor(g5k_acc, rkw) */
-	vpxor 1248(%rsp), %ymm15, %ymm15 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_5 = bcast32() */
+	vmovdqa 960(%rsp), %ymm15 /* reload g5x1.2 */
+	vpxor 992(%rsp), %ymm15, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1248(%rsp), %ymm12, %ymm12 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
 	vmovdqa %ymm10, 1088(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g5lr2_l = shl(g5lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm10, %ymm12 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 928(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
-	vmovdqa 864(%rsp), %ymm13 /* reload g6x1.2 */
-	vpxor 1024(%rsp), %ymm13, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g6k = xor(g6k_acc, rkw) */
-	vpxor 1280(%rsp), %ymm15, %ymm15 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_6 = bcast32() */
+	vmovdqa 864(%rsp), %ymm15 /* reload g6x1.2 */
+	vpxor 1024(%rsp), %ymm15, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1280(%rsp), %ymm12, %ymm12 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
 	vmovdqa %ymm10, 928(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g6lr2_l = shl(g6lg) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm10, %ymm12 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm10, %ymm10 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpor %ymm10, %ymm12, %ymm10 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 832(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
-	vmovdqa 896(%rsp), %ymm13 /* reload g7x1.2 */
-	vpxor 1056(%rsp), %ymm13, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7k = xor(g7k_acc, rkw) */
-	vpxor 32(%rsp), %ymm0, %ymm0 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm0, %ymm12, %ymm0 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_7 = bcast32() */
+	vmovdqa 896(%rsp), %ymm15 /* reload g7x1.2 */
+	vpxor 1056(%rsp), %ymm15, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm0, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm0, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm13, %ymm0, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm0, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm0, %ymm13 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm0, %ymm0 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm0, %ymm13, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm10, 832(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm10, %ymm12 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm10, %ymm10 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm10, %ymm12, %ymm10 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 608(%rsp), %ymm10, %ymm10 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_1 = bcast32() */
-	vmovdqa 704(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 672(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	vpxor %ymm2, %ymm15, %ymm15 /* g0t_1 = xor(g0k_1, g0x0) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g0x0.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm2, %ymm8, %ymm2 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm15, %ymm2, %ymm2 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_8 = bcast32() */
+	vmovdqa 672(%rsp), %ymm15 /* reload g0x2.2 */
+	vpxor 64(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm2, %ymm3, %ymm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm2, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm15, %ymm2, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm2, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm0, %ymm2, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm2, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm2, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm2 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm0, 704(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm2, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpxor %ymm6, %ymm11, %ymm2 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm2, %ymm2 /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	vpxor %ymm5, %ymm2, %ymm2 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm2, %ymm12, %ymm2 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_9 = bcast32() */
+	vpxor %ymm6, %ymm11, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm2, %ymm12, %ymm12 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm2, %ymm3, %ymm2 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm2, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm15, %ymm2, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm11, 64(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm2, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm11, %ymm2, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm2, %ymm2 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm2, %ymm11, %ymm2 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm2, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm2, %ymm11, %ymm2 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpxor %ymm1, %ymm14, %ymm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm8, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm9, %ymm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm9, %ymm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm9, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm9, %ymm9 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm9, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_1 = xor(g2l_1, g2x1.2) */
-	vmovdqa 288(%rsp), %ymm11 /* reload g3x2.2 */
-	vpxor 160(%rsp), %ymm11, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	vpxor 1184(%rsp), %ymm15, %ymm15 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm8, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm15, %ymm11, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm11, 32(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_10 = bcast32() */
+	vpxor %ymm1, %ymm14, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm5, %ymm11, %ymm11 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm7, %ymm12 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm11, %ymm8, %ymm11 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm12 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm11, %ymm12 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm11, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm11, %ymm15, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_11 = bcast32() */
+	vmovdqa 416(%rsp), %ymm13 /* reload g3x2.2 */
+	vpxor 288(%rsp), %ymm13, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm12, %ymm8, %ymm12 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm11, %ymm3, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm11, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vmovdqa %ymm14, 512(%rsp) /* spill g2x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm11, %ymm14 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm11, %ymm14, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vmovdqa 1152(%rsp), %ymm14 /* reload g4x2.2 */
-	vpxor 1216(%rsp), %ymm14, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm12, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_12 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm15 /* reload g4x2.2 */
+	vpxor 1216(%rsp), %ymm15, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm11, 416(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm11, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm11, %ymm14, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1120(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vmovdqa 992(%rsp), %ymm14 /* reload g5x2.2 */
-	vpxor 1248(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	vpxor 928(%rsp), %ymm15, %ymm15 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm12, 544(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1120(%rsp), %ymm12, %ymm12 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_13 = bcast32() */
+	vmovdqa 992(%rsp), %ymm15 /* reload g5x2.2 */
+	vpxor 1248(%rsp), %ymm15, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 928(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm11, 1120(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm11, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm11, %ymm14, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 960(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vmovdqa 1024(%rsp), %ymm14 /* reload g6x2.2 */
-	vpxor 1280(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm15, %ymm15 /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm14 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm12, 1120(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 960(%rsp), %ymm12, %ymm12 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_14 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm15 /* reload g6x2.2 */
+	vpxor 1280(%rsp), %ymm15, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 832(%rsp), %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm10, 832(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm10, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm10, %ymm14, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 864(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vmovdqa 1056(%rsp), %ymm14 /* reload g7x2.2 */
-	vpxor 32(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm12, 960(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm12 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 864(%rsp), %ymm12, %ymm12 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_15 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm15 /* reload g7x2.2 */
+	vpxor 160(%rsp), %ymm15, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g7t_1_sh = shr(g7t_1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
@@ -8895,57 +9005,58 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm13, %ymm15, %ymm13 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vmovdqa %ymm10, 608(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm13, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm13, %ymm14, %ymm13 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor %ymm13, %ymm10, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm10, %ymm13 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 896(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_2 = bcast32() */
-	vmovdqa 672(%rsp), %ymm15 /* reload g0x3.2 */
-	vpxor 384(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_2 = xor(g0k_2, g0x1) */
-	vmovdqa %ymm0, 256(%rsp) /* spill g0x1.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_16 = bcast32() */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0x3.2 */
+	vpxor 704(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm13, 896(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm0, %ymm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm13, %ymm0, %ymm13 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm13, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	vpslld $2, %ymm0, %ymm13 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
 	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 704(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpxor %ymm5, %ymm6, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_17 = bcast32() */
+	vpxor %ymm2, %ymm6, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g1t_2_sh = shr(g1t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
@@ -8957,7 +9068,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm13, %ymm15, %ymm13 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g1x3.2 */
+	vmovdqa %ymm6, 672(%rsp) /* spill g1x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vpxor %ymm6, %ymm13, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
@@ -8966,15 +9077,16 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
 	vpor %ymm6, %ymm13, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpxor %ymm7, %ymm1, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpxor 32(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_18 = bcast32() */
+	vpxor %ymm5, %ymm1, %ymm15 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* g2t_2_sh = shr(g2t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
@@ -8986,7 +9098,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm13, %ymm15, %ymm13 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm1, 32(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm1 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
@@ -8995,17 +9107,18 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
 	vpor %ymm1, %ymm13, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* g2x_2 = xor(g2l_2, g2x2.2) */
-	vmovdqa 160(%rsp), %ymm13 /* reload g3x3.2 */
-	vpxor 1184(%rsp), %ymm13, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	vpxor 416(%rsp), %ymm15, %ymm15 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_19 = bcast32() */
+	vmovdqa 288(%rsp), %ymm14 /* reload g3x3.2 */
+	vpxor 1184(%rsp), %ymm14, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 544(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
@@ -9016,115 +9129,118 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm13, %ymm15, %ymm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g2x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm1 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm14, %ymm13, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm1, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm1, %ymm13, %ymm1 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vmovdqa 1216(%rsp), %ymm13 /* reload g4x3.2 */
-	vpxor 1088(%rsp), %ymm13, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_2_aes_sh = shr(g4s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm13, %ymm14 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_20 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm15 /* reload g4x3.2 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 1120(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm1 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm1, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm1, %ymm13, %ymm1 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1152(%rsp), %ymm1, %ymm1 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vmovdqa 1248(%rsp), %ymm13 /* reload g5x3.2 */
-	vpxor 928(%rsp), %ymm13, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_2_aes_sh = shr(g5s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm13, 416(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm13, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm13, %ymm14, %ymm13 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_21 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g5x3.2 */
+	vpxor 928(%rsp), %ymm15, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 960(%rsp), %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm11, 960(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm11, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vmovdqa 1280(%rsp), %ymm13 /* reload g6x3.2 */
-	vpxor 832(%rsp), %ymm13, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_2_aes_sh = shr(g6s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm13, 1152(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm13, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm13, %ymm14, %ymm13 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_22 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm15 /* reload g6x3.2 */
+	vpxor 832(%rsp), %ymm15, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vmovdqa %ymm10, 864(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm10, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm10, %ymm13, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1024(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vmovdqa 32(%rsp), %ymm13 /* reload g7x3.2 */
-	vpxor 608(%rsp), %ymm13, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	vpxor 896(%rsp), %ymm14, %ymm14 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm12, 864(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm12, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm12, %ymm14, %ymm12 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1024(%rsp), %ymm12, %ymm12 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_23 = bcast32() */
+	vmovdqa 160(%rsp), %ymm15 /* reload g7x3.2 */
+	vpxor 608(%rsp), %ymm15, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g7t_2 = xor(g7k_2, g7x1) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g7t_2_sh = shr(g7t_2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
@@ -9136,236 +9252,243 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpxor %ymm14, %ymm15, %ymm14 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	vpxor %ymm15, %ymm14, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm13 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vmovdqa %ymm10, 896(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm10 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1056(%rsp), %ymm13, %ymm13 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor %ymm14, %ymm10, %ymm10 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm10, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm10, %ymm14, %ymm10 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_3 = bcast32() */
-	vmovdqa 384(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 256(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	vpxor %ymm0, %ymm15, %ymm15 /* g0t_3 = xor(g0k_3, g0x2) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g0x2.3 */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm0 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm0, %ymm0 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_24 = bcast32() */
+	vmovdqa 704(%rsp), %ymm15 /* reload g0x0.3 */
+	vpxor 512(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm0, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm13, 1056(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm0, %ymm13 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm13, %ymm0, %ymm13 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm0, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm13 /* g0lr2_3_l = shl(g0lg_3) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm14, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpxor %ymm2, %ymm5, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_25 = bcast32() */
+	vpxor %ymm9, %ymm2, %ymm15 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm6, %ymm14, %ymm14 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm5, 672(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm5 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm5 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm5, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm5, %ymm13, %ymm5 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 704(%rsp), %ymm5, %ymm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpxor %ymm9, %ymm7, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm2, 64(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm2 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm2, %ymm14, %ymm2 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm14, %ymm2, %ymm2 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm2, %ymm14 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm2, %ymm14, %ymm2 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 672(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_26 = bcast32() */
+	vpxor %ymm11, %ymm5, %ymm15 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm1, %ymm14, %ymm14 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vmovdqa %ymm7, 544(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm7 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm13, %ymm7, %ymm7 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm7, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm7, %ymm13, %ymm7 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 64(%rsp), %ymm7, %ymm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa 1184(%rsp), %ymm13 /* reload g3x0.3 */
-	vpxor 416(%rsp), %ymm13, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	vpxor 288(%rsp), %ymm15, %ymm15 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vmovdqa %ymm5, 672(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm14, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm5, %ymm14 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm5, %ymm14, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_27 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm15 /* reload g3x0.3 */
+	vpxor 544(%rsp), %ymm15, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 416(%rsp), %ymm14, %ymm14 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm13, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm13, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 160(%rsp), %ymm7, %ymm7 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g4x0.3 */
-	vpxor 1120(%rsp), %ymm13, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	vpxor %ymm1, %ymm15, %ymm15 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm5, 32(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm14, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm14 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm5, %ymm14, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_28 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm15 /* reload g4x0.3 */
+	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1152(%rsp), %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm1, 1152(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm1 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm1, %ymm13 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm1, %ymm1 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm1, %ymm13, %ymm1 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1216(%rsp), %ymm1, %ymm1 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vmovdqa 928(%rsp), %ymm13 /* reload g5x0.3 */
-	vpxor 960(%rsp), %ymm13, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	vpxor %ymm11, %ymm15, %ymm15 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 288(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm14, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_29 = bcast32() */
+	vmovdqa 928(%rsp), %ymm15 /* reload g5x0.3 */
+	vpxor 960(%rsp), %ymm15, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm13, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm11, %ymm13 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vmovdqa 832(%rsp), %ymm13 /* reload g6x0.3 */
-	vpxor 864(%rsp), %ymm13, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm14, %ymm15, %ymm15 /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	vpxor %ymm10, %ymm15, %ymm15 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm15, %ymm15 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm15, %ymm12, %ymm15 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
-	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm13, 992(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm13, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm13, %ymm13 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm13, %ymm14, %ymm13 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_30 = bcast32() */
+	vmovdqa 832(%rsp), %ymm15 /* reload g6x0.3 */
+	vpxor 864(%rsp), %ymm15, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm12, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vmovdqa %ymm10, 1024(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm13, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm10, %ymm13 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm10, %ymm13, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1280(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vmovdqa 608(%rsp), %ymm13 /* reload g7x0.3 */
-	vpxor 896(%rsp), %ymm13, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	vpxor 1056(%rsp), %ymm14, %ymm14 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm12, 1024(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm12, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm12, %ymm14, %ymm12 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1280(%rsp), %ymm12, %ymm12 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_31 = bcast32() */
+	vmovdqa 608(%rsp), %ymm15 /* reload g7x0.3 */
+	vpxor 896(%rsp), %ymm15, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm14, %ymm15, %ymm14 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm10, %ymm14, %ymm14 /* g7t_3 = xor(g7k_3, g7x2) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	vpshufb %ymm15, %ymm8, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
 	vpsrlw $4, %ymm14, %ymm14 /* g7t_3_sh = shr(g7t_3) */
 	vpand .Lsm4_wordslice_avx2_vaes_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
 	vaesenclast .Lsm4_wordslice_avx2_vaes_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
@@ -9376,32 +9499,32 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vpshufb %ymm14, %ymm3, %ymm14 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm13 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm10, 1280(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm15, %ymm14, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl8(%rip), %ymm14, %ymm10 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm12, 1280(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_9_rotl16(%rip), %ymm14, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm10, %ymm14, %ymm10 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm15, %ymm14, %ymm12 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpslld $2, %ymm10, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
 	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
 	vpor %ymm10, %ymm14, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 32(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa %ymm7, 160(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm1, 1216(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm11, 1248(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm10, 32(%rsp) /* spill g7x3.2 */
-	vmovdqa 64(%rsp), %ymm1 /* reload g2x3.3 */
+	vpxor %ymm10, %ymm12, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm13, 1248(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm10, 160(%rsp) /* spill g7x3.2 */
 	vmovdqa %ymm0, %ymm3 /* g0x3.3 */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 672(%rsp), %ymm10 /* reload g1x0.3 */
+	vmovdqa 512(%rsp), %ymm4 /* reload g0x1.3 */
+	vmovdqa 64(%rsp), %ymm10 /* reload g1x0.3 */
+	vmovdqa 672(%rsp), %ymm12 /* reload g2x0.3 */
+	vmovdqa %ymm11, %ymm13 /* g2x1.3 */
 	vmovdqa %ymm6, %ymm11 /* g1x2.3 */
-	vmovdqa %ymm5, %ymm6 /* g1x3.3 */
-	vmovdqa %ymm9, %ymm13 /* g2x1.3 */
-	vmovdqa %ymm2, %ymm9 /* g1x1.3 */
-	vmovdqa 384(%rsp), %ymm2 /* reload g0x0.3 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g2x2.3 */
-	vmovdqa 576(%rsp), %ymm15 /* reload g0x2.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x3.3 */
+	vmovdqa 704(%rsp), %ymm2 /* reload g0x0.3 */
+	vmovdqa %ymm1, %ymm14 /* g2x2.3 */
+	vmovdqa 32(%rsp), %ymm1 /* reload g2x3.3 */
+	vmovdqa 384(%rsp), %ymm15 /* reload g0x2.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx2_vaes_9_loop_r0
@@ -9457,8 +9580,8 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
 	vpunpckldq %ymm13, %ymm1, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
 	vpunpckhdq %ymm13, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 544(%rsp), %ymm14, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 544(%rsp), %ymm14, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm12, %ymm14, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm12, %ymm14, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
@@ -9479,10 +9602,10 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 416(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 416(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 288(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 288(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 544(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 544(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 416(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1184(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1184(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
@@ -9583,7 +9706,7 @@ _gcry_sm4_wordslice_avx2_vaes_batch_gcm:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 32(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1056(%rsp), %ymm2 /* reload g7x2.2 */
@@ -9811,6 +9934,421 @@ _gcry_sm4_wordslice_avx2_vaes_one_block:
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_avx2_vaes_one_block,.-_gcry_sm4_wordslice_avx2_vaes_one_block;)
+
+/* _gcry_sm4_wordslice_avx2_vaes_batch_multi: wordslice256_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 128 bytes (4 spill slots of 32 bytes)
+ */
+	.globl _gcry_sm4_wordslice_avx2_vaes_batch_multi
+ELF(.type _gcry_sm4_wordslice_avx2_vaes_batch_multi,@function;)
+	.align 32
+_gcry_sm4_wordslice_avx2_vaes_batch_multi:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $128, %rsp
+
+	/* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu (%rsi), %ymm0 /* raw = load() */
+	vmovdqu (%rcx), %ymm1 /* tweak = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* row = xor(raw, tweak) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* raw_1 = load() */
+	vmovdqu 32(%rcx), %ymm2 /* tweak_1 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* row_1 = xor(raw_1, tweak_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* raw_2 = load() */
+	vmovdqu 64(%rcx), %ymm3 /* tweak_2 = load() */
+	vpxor %ymm3, %ymm2, %ymm2 /* row_2 = xor(raw_2, tweak_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* raw_3 = load() */
+	vmovdqu 96(%rcx), %ymm4 /* tweak_3 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* row_3 = xor(raw_3, tweak_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* raw_4 = load() */
+	vmovdqu 128(%rcx), %ymm5 /* tweak_4 = load() */
+	vpxor %ymm5, %ymm1, %ymm1 /* row_4 = xor(raw_4, tweak_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* raw_5 = load() */
+	vmovdqu 160(%rcx), %ymm6 /* tweak_5 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* row_5 = xor(raw_5, tweak_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* raw_6 = load() */
+	vmovdqu 192(%rcx), %ymm7 /* tweak_6 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* row_6 = xor(raw_6, tweak_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* raw_7 = load() */
+	vmovdqu 224(%rcx), %ymm8 /* tweak_7 = load() */
+	vpxor %ymm8, %ymm7, %ymm7 /* row_7 = xor(raw_7, tweak_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx2_vaes_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vmovdqu (%rdi,%r8), %ymm10 /* rkv = load() */
+	vpxor %ymm4, %ymm2, %ymm11 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0k = xor(g0k_acc, rkv) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t = xor(g0k, g0x3) */
+	vpand %ymm5, %ymm10, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0t_sh = shr(g0t) */
+	vpand %ymm5, %ymm10, %ymm10 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
+	vpshufb %ymm11, %ymm12, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm10, %ymm10 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm10, %ymm11 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %ymm5, %ymm10, %ymm10 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g0s = xor(g0s_l, g0s_h) */
+	vpslld $2, %ymm10, %ymm11 /* g0r2_l = shl(g0s) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g0x1.2 */
+	vpsrld $30, %ymm10, %ymm2 /* g0r2_r = shr(g0s) */
+	vpor %ymm2, %ymm11, %ymm2 /* g0r2 = or(g0r2_l, g0r2_r) */
+	vpslld $10, %ymm10, %ymm11 /* g0r10_l = shl(g0s) */
+	vpsrld $22, %ymm10, %ymm15 /* g0r10_r = shr(g0s) */
+	vpor %ymm15, %ymm11, %ymm11 /* g0r10 = or(g0r10_l, g0r10_r) */
+	vpxor %ymm11, %ymm2, %ymm2 /* g0f_acc = xor(g0r2, g0r10) */
+	vpslld $18, %ymm10, %ymm11 /* g0r18_l = shl(g0s) */
+	vpsrld $14, %ymm10, %ymm15 /* g0r18_r = shr(g0s) */
+	vpor %ymm15, %ymm11, %ymm11 /* g0r18 = or(g0r18_l, g0r18_r) */
+	vpxor %ymm11, %ymm2, %ymm2 /* g0f = xor(g0f_acc, g0r18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm10, %ymm11 /* g0r24 = lookup16(g0s, rotl24) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0n_acc = xor(g0x0, g0s) */
+	vpxor %ymm11, %ymm3, %ymm3 /* g0n = xor(g0n_acc, g0r24) */
+	vpxor %ymm2, %ymm3, %ymm10 /* g0x = xor(g0n, g0f) */
+	vmovdqu 32(%rdi,%r8), %ymm11 /* rkv_1 = load() */
+	vpxor %ymm8, %ymm6, %ymm15 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1k = xor(g1k_acc, rkv_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t = xor(g1k, g1x3) */
+	vpand %ymm5, %ymm11, %ymm15 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_sh = shr(g1t) */
+	vpand %ymm5, %ymm11, %ymm11 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm12, %ymm15 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm11, %ymm13, %ymm11 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm11, %ymm11 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm11, %ymm15 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand %ymm5, %ymm11, %ymm11 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa %ymm10, 32(%rsp) /* spill g0x0.3 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1s = xor(g1s_l, g1s_h) */
+	vpslld $2, %ymm11, %ymm15 /* g1r2_l = shl(g1s) */
+	vmovdqa %ymm6, 64(%rsp) /* spill g1x1.2 */
+	vpsrld $30, %ymm11, %ymm6 /* g1r2_r = shr(g1s) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1r2 = or(g1r2_l, g1r2_r) */
+	vpslld $10, %ymm11, %ymm15 /* g1r10_l = shl(g1s) */
+	vpsrld $22, %ymm11, %ymm10 /* g1r10_r = shr(g1s) */
+	vpor %ymm10, %ymm15, %ymm10 /* g1r10 = or(g1r10_l, g1r10_r) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1f_acc = xor(g1r2, g1r10) */
+	vpslld $18, %ymm11, %ymm10 /* g1r18_l = shl(g1s) */
+	vpsrld $14, %ymm11, %ymm15 /* g1r18_r = shr(g1s) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r18 = or(g1r18_l, g1r18_r) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1f = xor(g1f_acc, g1r18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm11, %ymm10 /* g1r24 = lookup16(g1s, rotl24) */
+	vpxor %ymm11, %ymm7, %ymm7 /* g1n_acc = xor(g1x0, g1s) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1n = xor(g1n_acc, g1r24) */
+	vpxor %ymm6, %ymm7, %ymm10 /* g1x = xor(g1n, g1f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vmovdqu 64(%rdi,%r8), %ymm11 /* rkv_2 = load() */
+	vpxor %ymm0, %ymm4, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkv_2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0t_acc = xor(g0k_1, g0n) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0t_1 = xor(g0t_acc, g0f) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_1_sh = shr(g0t_1) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm12, %ymm3 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm2, %ymm2 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_11_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_1_l = shl(g0s_1) */
+	vpsrld $30, %ymm2, %ymm15 /* g0r2_1_r = shr(g0s_1) */
+	vpor %ymm15, %ymm3, %ymm3 /* g0r2_1 = or(g0r2_1_l, g0r2_1_r) */
+	vpslld $10, %ymm2, %ymm15 /* g0r10_1_l = shl(g0s_1) */
+	vmovdqa %ymm10, 96(%rsp) /* spill g1x0.3 */
+	vpsrld $22, %ymm2, %ymm10 /* g0r10_1_r = shr(g0s_1) */
+	vpor %ymm10, %ymm15, %ymm10 /* g0r10_1 = or(g0r10_1_l, g0r10_1_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	vpslld $18, %ymm2, %ymm10 /* g0r18_1_l = shl(g0s_1) */
+	vpsrld $14, %ymm2, %ymm15 /* g0r18_1_r = shr(g0s_1) */
+	vpor %ymm15, %ymm10, %ymm10 /* g0r18_1 = or(g0r18_1_l, g0r18_1_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm2, %ymm10 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* g0n_acc_1 = xor(g0s_1, g0x1.2) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	vpxor %ymm3, %ymm2, %ymm10 /* g0x_1 = xor(g0n_1, g0f_1) */
+	vmovdqu 96(%rdi,%r8), %ymm15 /* rkv_3 = load() */
+	vmovdqa %ymm10, 0(%rsp) /* spill g0x1.3 */
+	vpxor %ymm1, %ymm8, %ymm10 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g1k_1 = xor(g1k_acc_1, rkv_3) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1t_acc = xor(g1k_1, g1n) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g1t_1 = xor(g1t_acc, g1f) */
+	vpand %ymm5, %ymm6, %ymm7 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1t_1_sh = shr(g1t_1) */
+	vpand %ymm5, %ymm6, %ymm6 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm12, %ymm7 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm6, %ymm6 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm6, %ymm6 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm6, %ymm7 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand %ymm5, %ymm6, %ymm6 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpslld $2, %ymm6, %ymm7 /* g1r2_1_l = shl(g1s_1) */
+	vpsrld $30, %ymm6, %ymm10 /* g1r2_1_r = shr(g1s_1) */
+	vpor %ymm10, %ymm7, %ymm7 /* g1r2_1 = or(g1r2_1_l, g1r2_1_r) */
+	vpslld $10, %ymm6, %ymm10 /* g1r10_1_l = shl(g1s_1) */
+	vpsrld $22, %ymm6, %ymm15 /* g1r10_1_r = shr(g1s_1) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r10_1 = or(g1r10_1_l, g1r10_1_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_acc_1 = xor(g1r2_1, g1r10_1) */
+	vpslld $18, %ymm6, %ymm10 /* g1r18_1_l = shl(g1s_1) */
+	vpsrld $14, %ymm6, %ymm15 /* g1r18_1_r = shr(g1s_1) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r18_1 = or(g1r18_1_l, g1r18_1_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_1 = xor(g1f_acc_1, g1r18_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm6, %ymm10 /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	vpxor 64(%rsp), %ymm6, %ymm6 /* g1n_acc_1 = xor(g1s_1, g1x1.2) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1n_1 = xor(g1n_acc_1, g1r24_1) */
+	vpxor %ymm7, %ymm6, %ymm10 /* g1x_1 = xor(g1n_1, g1f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vmovdqu 128(%rdi,%r8), %ymm15 /* rkv_4 = load() */
+	vmovdqa %ymm10, 64(%rsp) /* spill g1x1.3 */
+	vpxor 32(%rsp), %ymm0, %ymm10 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm15, %ymm10, %ymm10 /* g0k_2 = xor(g0k_acc_2, rkv_4) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_2_sh = shr(g0t_2) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm12, %ymm3 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm2, %ymm2 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_2_l = shl(g0s_2) */
+	vpsrld $30, %ymm2, %ymm10 /* g0r2_2_r = shr(g0s_2) */
+	vpor %ymm10, %ymm3, %ymm3 /* g0r2_2 = or(g0r2_2_l, g0r2_2_r) */
+	vpslld $10, %ymm2, %ymm10 /* g0r10_2_l = shl(g0s_2) */
+	vpsrld $22, %ymm2, %ymm15 /* g0r10_2_r = shr(g0s_2) */
+	vpor %ymm15, %ymm10, %ymm10 /* g0r10_2 = or(g0r10_2_l, g0r10_2_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	vpslld $18, %ymm2, %ymm10 /* g0r18_2_l = shl(g0s_2) */
+	vpsrld $14, %ymm2, %ymm15 /* g0r18_2_r = shr(g0s_2) */
+	vpor %ymm15, %ymm10, %ymm10 /* g0r18_2 = or(g0r18_2_l, g0r18_2_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm2, %ymm10 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm2, %ymm4, %ymm2 /* g0n_acc_2 = xor(g0x2, g0s_2) */
+	vpxor %ymm10, %ymm2, %ymm2 /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	vpxor %ymm3, %ymm2, %ymm4 /* g0x_2 = xor(g0n_2, g0f_2) */
+	vmovdqu 160(%rdi,%r8), %ymm10 /* rkv_5 = load() */
+	vpxor 96(%rsp), %ymm1, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g1k_2 = xor(g1k_acc_2, rkv_5) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g1t_acc_1 = xor(g1k_2, g1n_1) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g1t_2 = xor(g1t_acc_1, g1f_1) */
+	vpand %ymm5, %ymm6, %ymm7 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1t_2_sh = shr(g1t_2) */
+	vpand %ymm5, %ymm6, %ymm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm12, %ymm7 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm6, %ymm6 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm6, %ymm6 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm6, %ymm7 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand %ymm5, %ymm6, %ymm6 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpslld $2, %ymm6, %ymm7 /* g1r2_2_l = shl(g1s_2) */
+	vpsrld $30, %ymm6, %ymm10 /* g1r2_2_r = shr(g1s_2) */
+	vpor %ymm10, %ymm7, %ymm7 /* g1r2_2 = or(g1r2_2_l, g1r2_2_r) */
+	vpslld $10, %ymm6, %ymm10 /* g1r10_2_l = shl(g1s_2) */
+	vpsrld $22, %ymm6, %ymm15 /* g1r10_2_r = shr(g1s_2) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r10_2 = or(g1r10_2_l, g1r10_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_acc_2 = xor(g1r2_2, g1r10_2) */
+	vpslld $18, %ymm6, %ymm10 /* g1r18_2_l = shl(g1s_2) */
+	vpsrld $14, %ymm6, %ymm15 /* g1r18_2_r = shr(g1s_2) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r18_2 = or(g1r18_2_l, g1r18_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_2 = xor(g1f_acc_2, g1r18_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm6, %ymm10 /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm6, %ymm8, %ymm6 /* g1n_acc_2 = xor(g1x2, g1s_2) */
+	vpxor %ymm10, %ymm6, %ymm6 /* g1n_2 = xor(g1n_acc_2, g1r24_2) */
+	vpxor %ymm7, %ymm6, %ymm8 /* g1x_2 = xor(g1n_2, g1f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vmovdqu 192(%rdi,%r8), %ymm10 /* rkv_6 = load() */
+	vmovdqa 32(%rsp), %ymm15 /* reload g0x0.3 */
+	vpxor 0(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g0k_3 = xor(g0k_acc_3, rkv_6) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0t_3_sh = shr(g0t_3) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm12, %ymm3 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm2, %ymm2 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm2, %ymm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand %ymm5, %ymm2, %ymm2 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpslld $2, %ymm2, %ymm3 /* g0r2_3_l = shl(g0s_3) */
+	vpsrld $30, %ymm2, %ymm10 /* g0r2_3_r = shr(g0s_3) */
+	vpor %ymm10, %ymm3, %ymm3 /* g0r2_3 = or(g0r2_3_l, g0r2_3_r) */
+	vpslld $10, %ymm2, %ymm10 /* g0r10_3_l = shl(g0s_3) */
+	vpsrld $22, %ymm2, %ymm15 /* g0r10_3_r = shr(g0s_3) */
+	vpor %ymm15, %ymm10, %ymm10 /* g0r10_3 = or(g0r10_3_l, g0r10_3_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	vpslld $18, %ymm2, %ymm10 /* g0r18_3_l = shl(g0s_3) */
+	vpsrld $14, %ymm2, %ymm15 /* g0r18_3_r = shr(g0s_3) */
+	vpor %ymm15, %ymm10, %ymm10 /* g0r18_3 = or(g0r18_3_l, g0r18_3_r) */
+	vpxor %ymm10, %ymm3, %ymm3 /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm2, %ymm10 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm2, %ymm0, %ymm0 /* g0n_acc_3 = xor(g0x3, g0s_3) */
+	vpxor %ymm10, %ymm0, %ymm0 /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqu 224(%rdi,%r8), %ymm2 /* rkv_7 = load() */
+	vmovdqa 96(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 64(%rsp), %ymm3, %ymm10 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm2, %ymm10, %ymm2 /* g1k_3 = xor(g1k_acc_3, rkv_7) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g1t_acc_2 = xor(g1k_3, g1n_2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g1t_3 = xor(g1t_acc_2, g1f_2) */
+	vpand %ymm5, %ymm2, %ymm6 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpshufb %ymm6, %ymm12, %ymm6 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_3_sh = shr(g1t_3) */
+	vpand %ymm5, %ymm2, %ymm2 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast %ymm9, %ymm2, %ymm2 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand %ymm5, %ymm2, %ymm6 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand %ymm5, %ymm2, %ymm2 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_rotl24(%rip), %ymm2, %ymm6 /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	vpslld $2, %ymm2, %ymm7 /* g1r2_3_l = shl(g1s_3) */
+	vpsrld $30, %ymm2, %ymm10 /* g1r2_3_r = shr(g1s_3) */
+	vpor %ymm10, %ymm7, %ymm7 /* g1r2_3 = or(g1r2_3_l, g1r2_3_r) */
+	vpslld $10, %ymm2, %ymm10 /* g1r10_3_l = shl(g1s_3) */
+	vpsrld $22, %ymm2, %ymm15 /* g1r10_3_r = shr(g1s_3) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r10_3 = or(g1r10_3_l, g1r10_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_acc_3 = xor(g1r2_3, g1r10_3) */
+	vpslld $18, %ymm2, %ymm10 /* g1r18_3_l = shl(g1s_3) */
+	vpsrld $14, %ymm2, %ymm15 /* g1r18_3_r = shr(g1s_3) */
+	vpor %ymm15, %ymm10, %ymm10 /* g1r18_3 = or(g1r18_3_l, g1r18_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1f_3 = xor(g1f_acc_3, g1r18_3) */
+	vpxor %ymm2, %ymm1, %ymm1 /* g1n_acc_3 = xor(g1x3, g1s_3) */
+	vpxor %ymm6, %ymm1, %ymm1 /* g1n_3 = xor(g1n_acc_3, g1r24_3) */
+	vpxor %ymm7, %ymm1, %ymm1 /* g1x_3 = xor(g1n_3, g1f_3) */
+	vmovdqa 0(%rsp), %ymm2 /* reload g0x1.3 */
+	vmovdqa 64(%rsp), %ymm6 /* reload g1x1.3 */
+	vmovdqa %ymm3, %ymm7 /* g1x0.3 */
+	vmovdqa 32(%rsp), %ymm3 /* reload g0x0.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_wordslice_avx2_vaes_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %ymm2, %ymm0, %ymm10 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm3, %ymm4, %ymm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm2, %ymm10, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm2, %ymm10, %ymm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm4, %ymm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm4, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm2, %ymm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm2, 32(%rdx) /* store outbe_1 */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm2, %ymm2 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu %ymm2, 64(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
+	vpunpckldq %ymm6, %ymm1, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm4, %ymm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu %ymm2, 128(%rdx) /* store outbe_4 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
+	vpunpckldq %ymm3, %ymm1, %ymm0 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm0, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_11_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
+	leave
+	CFI_LEAVE();
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_avx2_vaes_batch_multi,.-_gcry_sm4_wordslice_avx2_vaes_batch_multi;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -11051,5 +11589,68 @@ SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_avx2_vaes_10_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 #endif /* __x86_64 */

@@ -1705,7 +1705,7 @@ ELF(.size _gcry_sm4_wordslice_avx512_gfni_xts_gb_register,.-_gcry_sm4_wordslice_
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 512 bytes (8 spill slots of 64 bytes)
+ *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_batch
 ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch,@function;)
@@ -1717,7 +1717,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $384, %rsp
 
 	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -1857,33 +1857,33 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
 	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
 	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm1, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm3, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_5_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm1, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 256(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm0, %zmm31 /* g0s */
 	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
+	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%rcx), %zmm3 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -1894,9 +1894,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm4 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
+	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -1907,9 +1908,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm6 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
+	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -1920,9 +1922,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm7 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
+	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
+	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -1933,9 +1936,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm11 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
+	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
+	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -1946,9 +1950,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
+	vpbroadcastd (%rdi,%rcx), %zmm15 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
+	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
+	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -1959,308 +1964,324 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
 	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
-	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm0, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpbroadcastd (%rdi,%rcx), %zmm19 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
+	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
+	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g7s */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
 	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_1 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
+	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_8 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
+	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm31, %zmm19 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
-	vpternlogd $0x96, %zmm19, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm19, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm19, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm19, %zmm9 /* g1s_1 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
+	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
+	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm9 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
+	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
+	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm10 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
+	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
+	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm14 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
+	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
+	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm18 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
+	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
+	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm19, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm19, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g6s_1 */
+	vpbroadcastd 4(%rdi,%rcx), %zmm22 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
+	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm19 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_15 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
+	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 192(%rsp), %zmm23, %zmm23 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_2 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm31, %zmm22 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
-	vpternlogd $0x96, %zmm22, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm22, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm22, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm22, %zmm8 /* g1s_2 */
+	vpbroadcastd 8(%rdi,%rcx), %zmm23 /* rkw_16 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
+	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
+	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
+	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_17 = bcast32() */
+	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
+	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm22, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm22, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 64(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm22, %zmm12 /* g2s_2 */
+	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_18 = bcast32() */
+	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
+	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm13 /* rkw_19 = bcast32() */
+	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
+	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm17 /* rkw_20 = bcast32() */
+	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
+	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
+	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_21 = bcast32() */
+	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
+	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_2 */
+	vpbroadcastd 8(%rdi,%rcx), %zmm25 /* rkw_22 = bcast32() */
+	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
+	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
+	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm22 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
-	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_23 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
+	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
+	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
 	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %zmm26 /* rkw_3 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
-	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm26 /* rkw_24 = bcast32() */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
+	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_25 = bcast32() */
+	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
+	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 320(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
 	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_26 = bcast32() */
+	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
+	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
 	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_27 = bcast32() */
+	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
+	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
 	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm16 /* rkw_28 = bcast32() */
+	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
+	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
+	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -2271,9 +2292,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm20 /* rkw_29 = bcast32() */
+	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
+	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
+	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -2284,9 +2306,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm24 /* rkw_30 = bcast32() */
+	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
+	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -2297,173 +2320,173 @@ _gcry_sm4_wordslice_avx512_gfni_batch:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g7s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 0(%rsp), %zmm26, %zmm26 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm23, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm26, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 256(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm19, %zmm26 /* g6x1.3 */
+	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_31 = bcast32() */
+	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
+	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
 	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 320(%rsp), %zmm7 /* reload g1x0.3 */
+	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
 	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 64(%rsp), %zmm15 /* reload g3x0.3 */
+	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
 	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
 	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
 	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
 	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 448(%rsp), %zmm6 /* reload g0x1.3 */
-	vmovdqa64 %zmm22, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
+	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
+	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
+	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
+	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
+	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
+	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
+	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
+	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
 	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
 	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
 	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
 	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
 	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
-	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx512_gfni_5_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu64 %zmm4, (%rdx) /* store outbe */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store outbe_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store outbe_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store outbe_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store outbe_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store outbe_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store outbe_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store outbe_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store outbe_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 %zmm4, 512(%rdx) /* store outbe_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 %zmm5, 512(%rdx) /* store outbe_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store outbe_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store outbe_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store outbe_11 */
 	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store outbe_12 */
+	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 %zmm5, 768(%rdx) /* store outbe_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store outbe_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store outbe_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store outbe_15 */
 	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 %zmm4, 1024(%rdx) /* store outbe_16 */
+	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 %zmm5, 1024(%rdx) /* store outbe_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store outbe_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store outbe_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store outbe_19 */
 	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 %zmm4, 1280(%rdx) /* store outbe_20 */
+	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 %zmm5, 1280(%rdx) /* store outbe_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store outbe_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store outbe_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store outbe_23 */
 	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 %zmm4, 1536(%rdx) /* store outbe_24 */
+	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 %zmm5, 1536(%rdx) /* store outbe_24 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store outbe_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store outbe_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store outbe_27 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 192(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 192(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
 	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
@@ -2488,7 +2511,7 @@ ELF(.size _gcry_sm4_wordslice_avx512_gfni_batch,.-_gcry_sm4_wordslice_avx512_gfn
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 512 bytes (8 spill slots of 64 bytes)
+ *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_batch_xor
 ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch_xor,@function;)
@@ -2500,7 +2523,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $384, %rsp
 
 	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -2640,33 +2663,33 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
 	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
 	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm1, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm3, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_6_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm1, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 256(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm0, %zmm31 /* g0s */
 	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
+	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -2677,9 +2700,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
+	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
+	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -2690,9 +2714,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %zmm6 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
+	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -2703,9 +2728,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
+	vpbroadcastd (%rdi,%r8), %zmm7 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
+	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
+	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -2716,9 +2742,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
+	vpbroadcastd (%rdi,%r8), %zmm11 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
+	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
+	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -2729,9 +2756,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
+	vpbroadcastd (%rdi,%r8), %zmm15 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
+	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
+	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -2742,308 +2770,324 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
 	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
-	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm0, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpbroadcastd (%rdi,%r8), %zmm19 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
+	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
+	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g7s */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
 	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_1 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_8 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
+	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm31, %zmm19 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
-	vpternlogd $0x96, %zmm19, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm19, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm19, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm19, %zmm9 /* g1s_1 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
+	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
+	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm9 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
+	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
+	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm10 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
+	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
+	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
+	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
+	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm18 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
+	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
+	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm19, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm19, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g6s_1 */
+	vpbroadcastd 4(%rdi,%r8), %zmm22 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
+	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm19 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
+	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 192(%rsp), %zmm23, %zmm23 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_2 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm31, %zmm22 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
-	vpternlogd $0x96, %zmm22, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm22, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm22, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm22, %zmm8 /* g1s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
+	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
+	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
+	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_17 = bcast32() */
+	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
+	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm22, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm22, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 64(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm22, %zmm12 /* g2s_2 */
+	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_18 = bcast32() */
+	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
+	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm13 /* rkw_19 = bcast32() */
+	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
+	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpbroadcastd 8(%rdi,%r8), %zmm17 /* rkw_20 = bcast32() */
+	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
+	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
+	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_21 = bcast32() */
+	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
+	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm25 /* rkw_22 = bcast32() */
+	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
+	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
+	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm22 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
-	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
+	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
+	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
 	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_3 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
-	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
+	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
+	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
+	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 320(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
 	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
+	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
+	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
 	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
+	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
+	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
 	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm16 /* rkw_28 = bcast32() */
+	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
+	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
+	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -3054,9 +3098,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm20 /* rkw_29 = bcast32() */
+	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
+	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
+	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -3067,9 +3112,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_30 = bcast32() */
+	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
+	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -3080,229 +3126,229 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xor:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g7s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 0(%rsp), %zmm26, %zmm26 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm23, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm26, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 256(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm19, %zmm26 /* g6x1.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
+	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
+	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
 	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 320(%rsp), %zmm7 /* reload g1x0.3 */
+	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
 	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 64(%rsp), %zmm15 /* reload g3x0.3 */
+	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
 	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
 	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
 	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
 	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 448(%rsp), %zmm6 /* reload g0x1.3 */
-	vmovdqa64 %zmm22, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
+	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
+	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
+	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
+	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
+	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
+	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
+	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
+	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
 	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
 	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
 	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
 	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
 	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
-	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_6_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm6 /* msg = load() */
-	vpxord %zmm6, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
+	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
 	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm6 /* msg_4 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm6 /* msg_8 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm5, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm5 /* msg_9 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
 	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm6 /* msg_12 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm5, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm5 /* msg_13 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
 	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm5 /* msg_16 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm6 /* msg_16 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm5, 1024(%rdx) /* store ct_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 1088(%rcx), %zmm5 /* msg_17 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
 	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm5 /* msg_20 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm5, 1280(%rdx) /* store ct_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 1344(%rcx), %zmm5 /* msg_21 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
 	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 192(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 192(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
 	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
@@ -3335,7 +3381,7 @@ ELF(.size _gcry_sm4_wordslice_avx512_gfni_batch_xor,.-_gcry_sm4_wordslice_avx512
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 512 bytes (8 spill slots of 64 bytes)
+ *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_batch_ctr
 ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch_ctr,@function;)
@@ -3347,7 +3393,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $384, %rsp
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
@@ -3724,33 +3770,33 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vmovdqa64 256(%rsp), %zmm30 /* reload g0x2.2 */
 	vmovdqa64 192(%rsp), %zmm31 /* reload g0x3.2 */
 	vmovdqa64 %zmm0, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm1, 256(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm3, 320(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm3, 256(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_7_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm9, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm9, 0(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm1, %zmm9 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 128(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vmovdqa64 %zmm9, %zmm3 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm9, 320(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm0, %zmm9 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 0(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 64(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm0, %zmm31 /* g0s */
 	vpternlogd $0x96, %zmm30, %zmm9, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm10, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm14, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm13, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm10, %zmm4 /* g1x1.2 */
+	vpternlogd $0x96, %zmm3, %zmm14, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm13, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -3761,9 +3807,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm12, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm15, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm18, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm17, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
+	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm15, %zmm9 /* g2x1.2 */
+	vpternlogd $0x96, %zmm4, %zmm18, %zmm9 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm17, %zmm9, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -3774,9 +3821,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm12 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm12, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm16, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm19, %zmm9 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm22, %zmm9 /* g3k = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm21, %zmm9, %zmm9 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %zmm9 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm19, %zmm12 /* g3x1.2 */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm12 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm21, %zmm12, %zmm9 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm9, %zmm12 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -3787,9 +3835,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm16 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm16, %zmm12, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm9, %zmm20, %zmm9 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm23, %zmm12 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm26, %zmm12 /* g4k = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm25, %zmm12, %zmm12 /* g4t = xor(g4k, g4x3) */
+	vpbroadcastd (%rdi,%r8), %zmm12 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm23, %zmm16 /* g4x1.2 */
+	vpternlogd $0x96, %zmm12, %zmm26, %zmm16 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
+	vpxord %zmm25, %zmm16, %zmm12 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm12, %zmm12 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm12, %zmm12 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm12, %zmm16 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -3800,9 +3849,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm20 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm20, %zmm16, %zmm12 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm12, %zmm24, %zmm12 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm27, %zmm16 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm28, %zmm16 /* g5k = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm29, %zmm16, %zmm16 /* g5t = xor(g5k, g5x3) */
+	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm27, %zmm20 /* g5x1.2 */
+	vpternlogd $0x96, %zmm16, %zmm28, %zmm20 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
+	vpxord %zmm29, %zmm20, %zmm16 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -3813,9 +3863,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm24 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm16, %zmm6, %zmm6 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm11, %zmm16 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm16 /* g6k = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm7, %zmm16, %zmm16 /* g6t = xor(g6k, g6x3) */
+	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm11, %zmm20 /* g6x1.2 */
+	vpternlogd $0x96, %zmm16, %zmm8, %zmm20 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
+	vpxord %zmm7, %zmm20, %zmm16 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -3826,108 +3877,114 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm24 /* g6lr2 = rotl_native(g6lg) */
 	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
 	vpxord %zmm16, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 256(%rsp), %zmm16 /* reload g7x1.2 */
-	vmovdqa64 %zmm16, %zmm20 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm20 /* g7k = ternlog(g7x1, g7x2, rkw) */
-	vpxord 320(%rsp), %zmm20, %zmm0 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm0, %zmm20 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm0, %zmm24 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm1, %zmm20 /* g7x1.2 */
+	vpternlogd $0x96, %zmm16, %zmm2, %zmm20 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
+	vpxord 256(%rsp), %zmm20, %zmm16 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm24 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g7s */
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
 	vprold $2, %zmm31, %zmm24 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 192(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 192(%rsp), %zmm16, %zmm16 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_1 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm24 /* reload g0x2.2 */
-	vmovdqa64 128(%rsp), %zmm30 /* reload g0x3.2 */
+	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_8 = bcast32() */
+	vmovdqa64 0(%rsp), %zmm24 /* reload g0x2.2 */
+	vmovdqa64 64(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm24, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm31, %zmm24 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm31, %zmm16 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
-	vpternlogd $0x96, %zmm16, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm1, %zmm24, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 0(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm14, %zmm16 /* g1x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm13, %zmm16 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm16, %zmm16 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm24 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm14, 0(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm16, %zmm14 /* g1s_1 */
+	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
+	vpxord %zmm0, %zmm31, %zmm20 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm20, %zmm0 /* g0s_1 */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm0, %zmm31, %zmm20 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 320(%rsp), %zmm20, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm14, %zmm24 /* g1x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm13, %zmm24 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
+	vpxord %zmm3, %zmm24, %zmm20 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm24 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm14, 320(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm20, %zmm14 /* g1s_1 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm14, %zmm14 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm14, %zmm24, %zmm16 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm16, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm18, %zmm14 /* g2x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm17, %zmm14 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm14, %zmm14 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpternlogd $0x96, %zmm14, %zmm24, %zmm20 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm20, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm18, %zmm20 /* g2x2.2 */
+	vpternlogd $0x96, %zmm14, %zmm17, %zmm20 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
+	vpxord %zmm4, %zmm20, %zmm14 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm14, %zmm14 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm14, %zmm14 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm14, %zmm16 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm14, %zmm20 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm14, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm14, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm14, %zmm31 /* g2s_1 */
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm31, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm14 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm14 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm14, %zmm15, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm22, %zmm15 /* g3x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm21, %zmm15 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm15 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm22, %zmm20 /* g3x2.2 */
+	vpternlogd $0x96, %zmm15, %zmm21, %zmm20 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
+	vpxord %zmm9, %zmm20, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm15, %zmm20 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm15, %zmm24 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm15, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm15, %zmm31 /* g3s_1 */
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm31, %zmm24 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm15, %zmm19, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm26, %zmm16 /* g4x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm16 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm12, %zmm16, %zmm16 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm24 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g4s_1 */
+	vpbroadcastd 4(%rdi,%r8), %zmm19 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm26, %zmm20 /* g4x2.2 */
+	vpternlogd $0x96, %zmm19, %zmm25, %zmm20 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
+	vpxord %zmm12, %zmm20, %zmm19 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm19, %zmm19 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm19, %zmm19 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm19, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm19, %zmm24 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm19, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g4s_1 */
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
 	vprold $2, %zmm31, %zmm24 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm19, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm16, %zmm23, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm28, %zmm19 /* g5x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm29, %zmm19 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm6, %zmm19, %zmm19 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm19, %zmm19 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm19, %zmm19 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm19, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm19, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm19, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g5s_1 */
+	vpternlogd $0x96, %zmm24, %zmm20, %zmm19 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpxord %zmm19, %zmm23, %zmm19 /* g4x_1 = xor(g4x1, g4l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm28, %zmm23 /* g5x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm29, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
+	vpxord %zmm6, %zmm23, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vmovdqa64 %zmm20, %zmm31 /* g5s_1 */
 	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
 	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm23, %zmm19 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm19, %zmm27, %zmm19 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm8, %zmm23 /* g6x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm7, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm5, %zmm23, %zmm23 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpxord %zmm20, %zmm27, %zmm20 /* g5x_1 = xor(g5x1, g5l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm8, %zmm24 /* g6x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm7, %zmm24 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
+	vpxord %zmm5, %zmm24, %zmm23 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm24 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -3938,109 +3995,115 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
 	vpternlogd $0x96, %zmm27, %zmm24, %zmm23 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
 	vpxord %zmm23, %zmm11, %zmm11 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 320(%rsp), %zmm23 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm23, %zmm24 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm24, %zmm20 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm20 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 256(%rsp), %zmm20, %zmm20 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm24 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
+	vpxord %zmm16, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm24 /* g7s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm24, %zmm24 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_2 = bcast32() */
-	vmovdqa64 128(%rsp), %zmm27 /* reload g0x3.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm31, %zmm23 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm13, %zmm23 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm23 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm10, %zmm23, %zmm23 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm13, 64(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm23, %zmm13 /* g1s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm24 /* reload g0x3.2 */
+	vmovdqa64 128(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm24, %zmm30 /* g0x3.2 */
+	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
+	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm27, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 0(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_17 = bcast32() */
+	vmovdqa64 %zmm13, %zmm27 /* g1x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
+	vpxord %zmm10, %zmm27, %zmm24 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm13, 0(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm24, %zmm13 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm13 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm13, %zmm13 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm13, %zmm27, %zmm23 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 0(%rsp), %zmm23, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm17, %zmm23 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm23 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm14, %zmm23, %zmm23 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm17, 0(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm23, %zmm17 /* g2s_2 */
+	vpternlogd $0x96, %zmm13, %zmm27, %zmm24 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 320(%rsp), %zmm24, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_18 = bcast32() */
+	vmovdqa64 %zmm17, %zmm27 /* g2x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
+	vpxord %zmm14, %zmm27, %zmm24 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm24, %zmm17 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm17 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm17, %zmm17 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm17, %zmm27, %zmm23 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm23, %zmm18, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm21, %zmm18 /* g3x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm18 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm15, %zmm18, %zmm18 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpternlogd $0x96, %zmm17, %zmm27, %zmm24 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm24, %zmm18, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm18 /* rkw_19 = bcast32() */
+	vmovdqa64 %zmm21, %zmm24 /* g3x3.2 */
+	vpternlogd $0x96, %zmm18, %zmm9, %zmm24 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
+	vpxord %zmm15, %zmm24, %zmm18 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm18, %zmm18 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm18, %zmm18 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm18, %zmm23 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm18, %zmm24 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm18, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm18, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm18, %zmm31 /* g3s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm24, %zmm18 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm25, %zmm22 /* g4x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm12, %zmm22 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm16, %zmm22, %zmm22 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpbroadcastd 8(%rdi,%r8), %zmm22 /* rkw_20 = bcast32() */
+	vmovdqa64 %zmm25, %zmm24 /* g4x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm12, %zmm24 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
+	vpxord %zmm19, %zmm24, %zmm22 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm22, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm22, %zmm24 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm22, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm22, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vmovdqa64 %zmm22, %zmm31 /* g4s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm24, %zmm22 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm22, %zmm26, %zmm22 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm29, %zmm23 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm6, %zmm23 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm19, %zmm23, %zmm23 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g5s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_21 = bcast32() */
+	vmovdqa64 %zmm29, %zmm26 /* g5x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm6, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
+	vpxord %zmm20, %zmm26, %zmm24 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa64 %zmm24, %zmm31 /* g5s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm23, %zmm28, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm7, %zmm26 /* g6x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm11, %zmm26, %zmm26 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm24 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpxord %zmm24, %zmm28, %zmm24 /* g5x_2 = xor(g5x2, g5l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_22 = bcast32() */
+	vmovdqa64 %zmm7, %zmm27 /* g6x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
+	vpxord %zmm11, %zmm27, %zmm26 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -4051,83 +4114,87 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm28 /* g6lr2_2 = rotl_native(g6lg_2) */
 	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
 	vpxord %zmm26, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 320(%rsp), %zmm26 /* reload g7x3.2 */
-	vmovdqa64 %zmm26, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm20, %zmm27, %zmm24 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm28 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm24, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm27 /* reload g7x3.2 */
+	vmovdqa64 %zmm27, %zmm28 /* g7x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm16, %zmm28 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
+	vpxord %zmm1, %zmm28, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm28 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm28, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_3 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 448(%rsp), %zmm28 /* reload g0x1.3 */
-	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm28, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm30, %zmm28 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm26 /* g0s_3 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm26, %zmm26 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm26, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 128(%rsp), %zmm30, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
+	vmovdqa64 128(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm28 /* g0x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm28 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
+	vpxord %zmm23, %zmm28, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm28 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm27, %zmm28, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 64(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
+	vmovdqa64 %zmm3, %zmm28 /* g1x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm28 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
+	vpxord %zmm13, %zmm28, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm3, 64(%rsp) /* spill g1x0.3 */
 	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm3, %zmm28, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm14, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm17, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpxord 0(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
+	vmovdqa64 %zmm4, %zmm28 /* g2x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm14, %zmm28 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
+	vpxord %zmm17, %zmm28, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm4, 0(%rsp) /* spill g2x0.3 */
 	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm4, %zmm28, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm18, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpxord 320(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
+	vmovdqa64 %zmm9, %zmm28 /* g3x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm15, %zmm28 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
+	vpxord %zmm18, %zmm28, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm9, 0(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm9, 320(%rsp) /* spill g3x0.3 */
 	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm9, %zmm28, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm21, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm12, %zmm21 /* g4x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm21 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm22, %zmm21, %zmm21 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_28 = bcast32() */
+	vmovdqa64 %zmm12, %zmm27 /* g4x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
+	vpxord %zmm22, %zmm27, %zmm21 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm21, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -4138,9 +4205,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm28 /* g4lr2_3 = rotl_native(g4lg_3) */
 	vpternlogd $0x96, %zmm28, %zmm27, %zmm21 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm6, %zmm25 /* g5x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm19, %zmm25 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm23, %zmm25, %zmm25 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm25 /* rkw_29 = bcast32() */
+	vmovdqa64 %zmm6, %zmm27 /* g5x0.3 */
+	vpternlogd $0x96, %zmm25, %zmm20, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
+	vpxord %zmm24, %zmm27, %zmm25 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm25, %zmm25 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm25, %zmm25 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm25, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -4151,9 +4219,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm28 /* g5lr2_3 = rotl_native(g5lg_3) */
 	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm25, %zmm29, %zmm25 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_30 = bcast32() */
+	vmovdqa64 %zmm5, %zmm28 /* g6x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm11, %zmm28 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
+	vpxord %zmm8, %zmm28, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -4164,224 +4233,224 @@ _gcry_sm4_wordslice_avx512_gfni_batch_ctr:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm27, %zmm7, %zmm7 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm30 /* g7s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 320(%rsp), %zmm24, %zmm24 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm0, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm20, 256(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm24, 320(%rsp) /* spill g7x3.2 */
-	vmovdqa64 0(%rsp), %zmm20 /* reload g3x0.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
+	vmovdqa64 %zmm16, %zmm28 /* g7x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
+	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 256(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm16, 192(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm27, 256(%rsp) /* spill g7x3.2 */
+	vmovdqa64 0(%rsp), %zmm16 /* reload g2x0.3 */
+	vmovdqa64 %zmm20, %zmm27 /* g5x1.3 */
+	vmovdqa64 320(%rsp), %zmm20 /* reload g3x0.3 */
+	vmovdqa64 %zmm24, %zmm28 /* g5x2.3 */
 	vmovdqa64 %zmm12, %zmm24 /* g4x0.3 */
-	vmovdqa64 128(%rsp), %zmm12 /* reload g1x0.3 */
-	vmovdqa64 %zmm19, %zmm27 /* g5x1.3 */
+	vmovdqa64 64(%rsp), %zmm12 /* reload g1x0.3 */
+	vmovdqa64 %zmm25, %zmm29 /* g5x3.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g4x3.3 */
+	vmovdqa64 %zmm9, %zmm21 /* g3x3.3 */
+	vmovdqa64 %zmm0, %zmm9 /* g0x1.3 */
+	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm19, %zmm23 /* g4x1.3 */
 	vmovdqa64 %zmm15, %zmm19 /* g3x1.3 */
 	vmovdqa64 %zmm14, %zmm15 /* g2x1.3 */
 	vmovdqa64 %zmm13, %zmm14 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm13 /* g1x3.3 */
-	vmovdqa64 %zmm23, %zmm28 /* g5x2.3 */
-	vmovdqa64 %zmm16, %zmm23 /* g4x1.3 */
-	vmovdqa64 64(%rsp), %zmm16 /* reload g2x0.3 */
-	vmovdqa64 %zmm25, %zmm29 /* g5x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g4x3.3 */
-	vmovdqa64 %zmm9, %zmm21 /* g3x3.3 */
-	vmovdqa64 448(%rsp), %zmm9 /* reload g0x1.3 */
-	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
 	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
 	vmovdqa64 %zmm22, %zmm26 /* g4x2.3 */
 	vmovdqa64 %zmm18, %zmm22 /* g3x2.3 */
 	vmovdqa64 %zmm17, %zmm18 /* g2x2.3 */
 	vmovdqa64 %zmm4, %zmm17 /* g2x3.3 */
-	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 128(%rsp), %zmm4 /* reload g0x0.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %zmm9, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm9, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm9, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm30, %zmm9 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vpunpckldq %zmm9, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm9, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
+	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
 	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm10, %zmm13, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm10, %zmm13, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm12, %zmm14, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm12, %zmm14, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm10, %zmm13, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm12, %zmm14, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm12, %zmm14, %zmm9 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm15, %zmm17, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm15, %zmm17, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm16, %zmm18, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm16, %zmm18, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm9 /* msg_8 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm15, %zmm17, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm16, %zmm18, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm16, %zmm18, %zmm9 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm10 /* msg_8 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm9, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm9 /* msg_9 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
 	vpunpckldq %zmm19, %zmm21, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm19, %zmm21, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm20, %zmm22, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm20, %zmm22, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm9 /* msg_12 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpunpckhdq %zmm19, %zmm21, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm20, %zmm22, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm20, %zmm22, %zmm9 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm10 /* msg_12 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm9, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm9 /* msg_13 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
 	vpunpckldq %zmm23, %zmm25, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm23, %zmm25, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm24, %zmm26, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm24, %zmm26, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm9 /* msg_16 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpunpckhdq %zmm23, %zmm25, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm24, %zmm26, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm24, %zmm26, %zmm9 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm10 /* msg_16 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm9, 1024(%rdx) /* store ct_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 1088(%rcx), %zmm9 /* msg_17 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
 	vpunpckldq %zmm27, %zmm29, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm27, %zmm29, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm6, %zmm28, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm6, %zmm28, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm6, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
-	vpxord %zmm6, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpunpckhdq %zmm27, %zmm29, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm6, %zmm28, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm6, %zmm28, %zmm6 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm9 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm6, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm6 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm9 /* msg_20 = load() */
+	vpxord %zmm9, %zmm6, %zmm6 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm6, 1280(%rdx) /* store ct_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 1344(%rcx), %zmm6 /* msg_21 = load() */
+	vpxord %zmm6, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
 	vpunpckldq %zmm11, %zmm7, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm11, %zmm7, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm5, %zmm8, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm5, %zmm8, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpunpckhdq %zmm11, %zmm7, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm5, %zmm8, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 256(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 256(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 192(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vmovdqa64 256(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 192(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
 	vpunpckhdq 192(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
@@ -4414,7 +4483,7 @@ ELF(.size _gcry_sm4_wordslice_avx512_gfni_batch_ctr,.-_gcry_sm4_wordslice_avx512
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 512 bytes (8 spill slots of 64 bytes)
+ *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_batch_xts
 ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch_xts,@function;)
@@ -4426,7 +4495,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $384, %rsp
 
 	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* raw = load() */
@@ -4630,33 +4699,33 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
 	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
 	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm1, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm3, 0(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_8_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm1, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 256(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm1, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm0, %zmm31 /* g0s */
 	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm5, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
+	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -4667,9 +4736,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm10, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
+	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
+	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -4680,9 +4750,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm14, %zmm6 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm6 /* g3k = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r8), %zmm6 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
+	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -4693,9 +4764,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm18, %zmm7 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm21, %zmm7 /* g4k = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm20, %zmm7, %zmm7 /* g4t = xor(g4k, g4x3) */
+	vpbroadcastd (%rdi,%r8), %zmm7 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
+	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
+	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -4706,9 +4778,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm22, %zmm11 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm11 /* g5k = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm24, %zmm11, %zmm11 /* g5t = xor(g5k, g5x3) */
+	vpbroadcastd (%rdi,%r8), %zmm11 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
+	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
+	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -4719,9 +4792,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm26, %zmm15 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm15 /* g6k = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm28, %zmm15, %zmm15 /* g6t = xor(g6k, g6x3) */
+	vpbroadcastd (%rdi,%r8), %zmm15 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
+	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
+	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -4732,308 +4806,324 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
 	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
 	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 192(%rsp), %zmm19 /* reload g7x1.2 */
-	vmovdqa64 %zmm19, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm0, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm0, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm0, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpbroadcastd (%rdi,%r8), %zmm19 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
+	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
+	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm19, %zmm31 /* g7s */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
 	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_1 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 320(%rsp), %zmm30 /* reload g0x3.2 */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_8 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
+	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
 	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm31, %zmm19 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
-	vpternlogd $0x96, %zmm19, %zmm30, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm9, %zmm19 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm19 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm19, %zmm19 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm19, %zmm9 /* g1s_1 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
+	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
+	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
+	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm19 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm19, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm13, %zmm9 /* g2x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm12, %zmm9 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm9, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm9 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
+	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
+	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm9, %zmm19 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
 	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm17, %zmm10 /* g3x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm10 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm6, %zmm10, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm10 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
+	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
+	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm10, %zmm19 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
 	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm21, %zmm14 /* g4x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm20, %zmm14 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm7, %zmm14, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
+	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
+	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm14, %zmm19 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
 	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm25, %zmm18 /* g5x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm18 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm11, %zmm18, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpbroadcastd 4(%rdi,%r8), %zmm18 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
+	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
+	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm18, %zmm19 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm19, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm29, %zmm19 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm28, %zmm19 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm22 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g6s_1 */
+	vpbroadcastd 4(%rdi,%r8), %zmm22 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
+	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm19 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm19, %zmm26, %zmm19 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 0(%rsp), %zmm22 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm26 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm26 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm26, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
+	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
+	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
+	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm26 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm27 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 192(%rsp), %zmm23, %zmm23 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_2 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x3.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm31, %zmm27 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm31, %zmm22 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
-	vpternlogd $0x96, %zmm22, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 256(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm22, %zmm8 /* g1s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
+	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
+	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
+	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_17 = bcast32() */
+	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
+	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 64(%rsp), %zmm22, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm9, %zmm22, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 64(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm22, %zmm12 /* g2s_2 */
+	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_18 = bcast32() */
+	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
+	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm22, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm16, %zmm13 /* g3x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm6, %zmm13 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm10, %zmm13, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm13 /* rkw_19 = bcast32() */
+	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
+	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm13, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm20, %zmm17 /* g4x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm7, %zmm17 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm14, %zmm17, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpbroadcastd 8(%rdi,%r8), %zmm17 /* rkw_20 = bcast32() */
+	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
+	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
+	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm17, %zmm22 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
 	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm24, %zmm21 /* g5x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm21 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm18, %zmm21, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_21 = bcast32() */
+	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
+	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm21, %zmm22 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm22, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
 	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm28, %zmm22 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm22 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm19, %zmm22, %zmm22 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm25 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_2 */
+	vpbroadcastd 8(%rdi,%r8), %zmm25 /* rkw_22 = bcast32() */
+	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
+	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
+	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm22 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm22, %zmm29, %zmm22 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 0(%rsp), %zmm25 /* reload g7x3.2 */
-	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm23, %zmm27, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
+	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
+	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
+	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
+	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
 	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_3 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 448(%rsp), %zmm29 /* reload g0x1.3 */
-	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 320(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
+	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
+	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
+	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
+	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 320(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
 	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 256(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm12, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
+	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
+	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 256(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
 	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm6, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm10, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm13, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
+	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
+	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
 	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm7, %zmm16 /* g4x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm14, %zmm16 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm17, %zmm16, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm16 /* rkw_28 = bcast32() */
+	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
+	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
+	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -5044,9 +5134,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm11, %zmm20 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm18, %zmm20 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm21, %zmm20, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm20 /* rkw_29 = bcast32() */
+	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
+	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
+	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -5057,9 +5148,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm15, %zmm24 /* g6x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm24 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm22, %zmm24, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_30 = bcast32() */
+	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
+	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -5070,229 +5162,229 @@ _gcry_sm4_wordslice_avx512_gfni_batch_xts:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm26 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g7s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 0(%rsp), %zmm26, %zmm26 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm23, 192(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm26, 0(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 256(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm19, %zmm26 /* g6x1.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
+	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
+	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
 	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 320(%rsp), %zmm7 /* reload g1x0.3 */
+	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
 	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 64(%rsp), %zmm15 /* reload g3x0.3 */
+	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
 	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
 	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
 	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
 	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 448(%rsp), %zmm6 /* reload g0x1.3 */
-	vmovdqa64 %zmm22, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
+	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
+	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
+	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
+	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
+	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
+	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
+	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
+	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
+	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
+	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
 	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
 	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
 	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
 	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
 	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
-	vmovdqa64 %zmm1, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 384(%rsp), %zmm4 /* reload g0x0.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_8_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm6 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm6 /* msg = load() */
-	vpxord %zmm6, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
+	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
+	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
 	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm6 /* msg_4 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm6 /* msg_8 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm5, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm5 /* msg_9 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
 	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm6 /* msg_12 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm5, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm5 /* msg_13 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
 	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm5 /* msg_16 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm6 /* msg_16 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm5, 1024(%rdx) /* store ct_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 1088(%rcx), %zmm5 /* msg_17 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
 	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm5 /* msg_20 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm5, 1280(%rdx) /* store ct_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 1344(%rcx), %zmm5 /* msg_21 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
 	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 192(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 192(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
 	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
@@ -5327,7 +5419,7 @@ ELF(.size _gcry_sm4_wordslice_avx512_gfni_batch_xts,.-_gcry_sm4_wordslice_avx512
  *   %r9: hashed
  *   %r10: 16 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 576 bytes (9 spill slots of 64 bytes)
+ *   frame: 448 bytes (7 spill slots of 64 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx512_gfni_batch_gcm
 ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch_gcm,@function;)
@@ -5339,7 +5431,7 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $576, %rsp
+	sub $448, %rsp
 	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
@@ -6193,33 +6285,33 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vmovdqa64 384(%rsp), %zmm30 /* reload g6x1.2 */
 	vmovdqa64 320(%rsp), %zmm31 /* reload g0x3.2 */
 	vmovdqa64 %zmm0, 320(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill g7x3.2 */
+	vmovdqa64 %zmm3, 384(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_9_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm10, %zmm1 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm1 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm1, %zmm1 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm1, %zmm1 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm1, %zmm1 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm1, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm10, 64(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm1, %zmm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm9, 192(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm1, %zmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm1, %zmm31 /* g0s */
+	vmovdqa64 %zmm10, %zmm3 /* g0x1.2 */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill g0x1.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm0, %zmm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa64 %zmm9, 64(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm0, %zmm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm31, 192(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm0, %zmm31 /* g0s */
 	vpternlogd $0x96, %zmm9, %zmm10, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm9, %zmm3, %zmm1 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm1, %zmm4, %zmm1 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm11, %zmm3 /* g1x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm15, %zmm3 /* g1k = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm14, %zmm3, %zmm3 /* g1t = xor(g1k, g1x3) */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r10), %zmm3 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm11, %zmm4 /* g1x1.2 */
+	vpternlogd $0x96, %zmm3, %zmm15, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm14, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
@@ -6230,9 +6322,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
 	vpxord %zmm3, %zmm13, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm16, %zmm4 /* g2x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm19, %zmm4 /* g2k = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm18, %zmm4, %zmm4 /* g2t = xor(g2k, g2x3) */
+	vpbroadcastd (%rdi,%r10), %zmm4 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm16, %zmm9 /* g2x1.2 */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm9 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm18, %zmm9, %zmm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
@@ -6243,9 +6336,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm10 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
 	vpxord %zmm4, %zmm17, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm20, %zmm9 /* g3x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm23, %zmm9 /* g3k = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm22, %zmm9, %zmm9 /* g3t = xor(g3k, g3x3) */
+	vpbroadcastd (%rdi,%r10), %zmm9 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm20, %zmm10 /* g3x1.2 */
+	vpternlogd $0x96, %zmm9, %zmm23, %zmm10 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm22, %zmm10, %zmm9 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm9, %zmm10 /* g3lr24 = lookup16(g3s, rotl24) */
@@ -6256,9 +6350,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm13 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm13, %zmm10, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
 	vpxord %zmm9, %zmm21, %zmm9 /* g3x = xor(g3x0, g3l) */
-	vmovdqa64 %zmm24, %zmm10 /* g4x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm27, %zmm10 /* g4k = ternlog(g4x1, g4x2, rkw) */
-	vpxord %zmm26, %zmm10, %zmm10 /* g4t = xor(g4k, g4x3) */
+	vpbroadcastd (%rdi,%r10), %zmm10 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm24, %zmm13 /* g4x1.2 */
+	vpternlogd $0x96, %zmm10, %zmm27, %zmm13 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
+	vpxord %zmm26, %zmm13, %zmm10 /* g4t = xor(g4k, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm10, %zmm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm10, %zmm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm10, %zmm13 /* g4lr24 = lookup16(g4s, rotl24) */
@@ -6269,9 +6364,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm17 /* g4lr2 = rotl_native(g4lg) */
 	vpternlogd $0x96, %zmm17, %zmm13, %zmm10 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
 	vpxord %zmm10, %zmm25, %zmm10 /* g4x = xor(g4x0, g4l) */
-	vmovdqa64 %zmm12, %zmm13 /* g5x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm13 /* g5k = ternlog(g5x1, g5x2, rkw) */
-	vpxord %zmm28, %zmm13, %zmm13 /* g5t = xor(g5k, g5x3) */
+	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm12, %zmm17 /* g5x1.2 */
+	vpternlogd $0x96, %zmm13, %zmm29, %zmm17 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
+	vpxord %zmm28, %zmm17, %zmm13 /* g5t = xor(g5k, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g5lr24 = lookup16(g5s, rotl24) */
@@ -6282,9 +6378,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm21 /* g5lr2 = rotl_native(g5lg) */
 	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
 	vpxord %zmm13, %zmm7, %zmm7 /* g5x = xor(g5x0, g5l) */
-	vmovdqa64 %zmm30, %zmm13 /* g6x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm13 /* g6k = ternlog(g6x1, g6x2, rkw) */
-	vpxord %zmm6, %zmm13, %zmm13 /* g6t = xor(g6k, g6x3) */
+	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm30, %zmm17 /* g6x1.2 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm17 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
+	vpxord %zmm6, %zmm17, %zmm13 /* g6t = xor(g6k, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g6lr24 = lookup16(g6s, rotl24) */
@@ -6295,95 +6392,100 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm21 /* g6lr2 = rotl_native(g6lg) */
 	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
 	vpxord %zmm13, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
-	vmovdqa64 384(%rsp), %zmm13 /* reload g7x1.2 */
-	vmovdqa64 %zmm13, %zmm17 /* g7x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* g7k = ternlog(g7x1, g7x2, rkw) */
-	vpxord 128(%rsp), %zmm17, %zmm0 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm0, %zmm0 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm0, %zmm0 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm0, %zmm17 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm0, %zmm21 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm0, %zmm25 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm0, %zmm31 /* g7s */
+	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm1, %zmm17 /* g7x1.2 */
+	vpternlogd $0x96, %zmm13, %zmm2, %zmm17 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
+	vpxord 384(%rsp), %zmm17, %zmm13 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g7lr16 = lookup16(g7s, rotl16) */
+	vmovdqa64 %zmm13, %zmm31 /* g7s */
 	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
 	vprold $2, %zmm31, %zmm21 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm0 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 320(%rsp), %zmm0, %zmm0 /* g7x = xor(g7l, g7x0.2) */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
+	vpxord 320(%rsp), %zmm13, %zmm13 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_1 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm21 /* reload g0x2.2 */
-	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
+	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_8 = bcast32() */
+	vmovdqa64 64(%rsp), %zmm21 /* reload g0x2.2 */
+	vmovdqa64 192(%rsp), %zmm25 /* reload g0x3.2 */
 	vmovdqa64 %zmm21, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm31, %zmm21 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm31, %zmm25 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm31, %zmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm1, 448(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_1 */
-	vpternlogd $0x96, %zmm13, %zmm25, %zmm1 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm1, %zmm21, %zmm31 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 64(%rsp), %zmm31, %zmm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vmovdqa64 %zmm15, %zmm13 /* g1x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm14, %zmm13 /* g1k_1 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm3, %zmm13, %zmm13 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm21 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm25 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm15, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm13, %zmm15 /* g1s_1 */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
+	vpxord %zmm0, %zmm31, %zmm17 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm21 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm0, 256(%rsp) /* spill g0x0.3 */
+	vmovdqa64 %zmm17, %zmm0 /* g0s_1 */
+	vpternlogd $0x96, %zmm25, %zmm21, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm0, %zmm31, %zmm17 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord 128(%rsp), %zmm17, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm15, %zmm21 /* g1x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm21 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
+	vpxord %zmm3, %zmm21, %zmm17 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm21 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm25 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm15, 128(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm17, %zmm15 /* g1s_1 */
 	vpternlogd $0x96, %zmm31, %zmm25, %zmm15 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm15, %zmm15 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm15, %zmm21, %zmm13 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm13, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm19, %zmm13 /* g2x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm18, %zmm13 /* g2k_1 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm4, %zmm13, %zmm13 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm15 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g2s_1 */
+	vpternlogd $0x96, %zmm15, %zmm21, %zmm17 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm17, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm15 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm19, %zmm17 /* g2x2.2 */
+	vpternlogd $0x96, %zmm15, %zmm18, %zmm17 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
+	vpxord %zmm4, %zmm17, %zmm15 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm15, %zmm15 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm15, %zmm15 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm15, %zmm17 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm15, %zmm21 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm15, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm15, %zmm31 /* g2s_1 */
 	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm31, %zmm21 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm15, %zmm13 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm13, %zmm16, %zmm13 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm23, %zmm15 /* g3x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm22, %zmm15 /* g3k_1 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm9, %zmm15, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm15, %zmm16 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm15, %zmm21 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm15, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g3s_1 */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm15 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm15, %zmm16, %zmm15 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm16 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm23, %zmm17 /* g3x2.2 */
+	vpternlogd $0x96, %zmm16, %zmm22, %zmm17 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
+	vpxord %zmm9, %zmm17, %zmm16 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm16, %zmm16 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm16, %zmm16 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm16, %zmm17 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm16, %zmm21 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm16, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm16, %zmm31 /* g3s_1 */
 	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm31, %zmm21 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm16, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm15, %zmm20, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
-	vmovdqa64 %zmm27, %zmm16 /* g4x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm16 /* g4k_1 = ternlog(g4x2, g4x3, rkw_1) */
-	vpxord %zmm10, %zmm16, %zmm16 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm16, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm16, %zmm21 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm16, %zmm25 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g4s_1 */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm16 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm16, %zmm20, %zmm16 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm27, %zmm20 /* g4x2.2 */
+	vpternlogd $0x96, %zmm17, %zmm26, %zmm20 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
+	vpxord %zmm10, %zmm20, %zmm17 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm21 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm25 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vmovdqa64 %zmm17, %zmm31 /* g4s_1 */
 	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
 	vprold $2, %zmm31, %zmm21 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm20, %zmm16 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm16, %zmm24, %zmm16 /* g4x_1 = xor(g4x1, g4l_1) */
-	vmovdqa64 %zmm29, %zmm20 /* g5x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm28, %zmm20 /* g5k_1 = ternlog(g5x2, g5x3, rkw_1) */
-	vpxord %zmm7, %zmm20, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpternlogd $0x96, %zmm21, %zmm20, %zmm17 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
+	vpxord %zmm17, %zmm24, %zmm17 /* g4x_1 = xor(g4x1, g4l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm20 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm29, %zmm21 /* g5x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm28, %zmm21 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
+	vpxord %zmm7, %zmm21, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
@@ -6394,9 +6496,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
 	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
 	vpxord %zmm20, %zmm12, %zmm12 /* g5x_1 = xor(g5x1, g5l_1) */
-	vmovdqa64 %zmm8, %zmm20 /* g6x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm6, %zmm20 /* g6k_1 = ternlog(g6x2, g6x3, rkw_1) */
-	vpxord %zmm5, %zmm20, %zmm20 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpbroadcastd 4(%rdi,%r10), %zmm20 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm8, %zmm21 /* g6x2.2 */
+	vpternlogd $0x96, %zmm20, %zmm6, %zmm21 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
+	vpxord %zmm5, %zmm21, %zmm20 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
@@ -6407,109 +6510,115 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm24 /* g6lr2_1 = rotl_native(g6lg_1) */
 	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
 	vpxord %zmm20, %zmm30, %zmm20 /* g6x_1 = xor(g6x1, g6l_1) */
-	vmovdqa64 128(%rsp), %zmm21 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm24 /* g7x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm21, %zmm24 /* g7k_1 = ternlog(g7x2, g7x3, rkw_1) */
-	vpxord %zmm0, %zmm24, %zmm17 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm24 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm25 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm30 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g7s_1 */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm31, %zmm25 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm17 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord 384(%rsp), %zmm17, %zmm17 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %zmm21 /* rkw_15 = bcast32() */
+	vmovdqa64 384(%rsp), %zmm24 /* reload g7x3.2 */
+	vmovdqa64 %zmm2, %zmm25 /* g7x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm24, %zmm25 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
+	vpxord %zmm13, %zmm25, %zmm21 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm24 /* g7s_1 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
+	vprold $2, %zmm24, %zmm24 /* g7lr2_1 = rotl_native(g7lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm25, %zmm21 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
+	vpxord %zmm21, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_2 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm25 /* reload g0x3.2 */
-	vmovdqa64 448(%rsp), %zmm30 /* reload g0x0.3 */
-	vmovdqa64 %zmm25, %zmm31 /* g0x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm31 /* g0k_2 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm1, %zmm31, %zmm31 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm31, %zmm31 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm31, %zmm31 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm31, %zmm25 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm31, %zmm30 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm31, %zmm21 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm1, 512(%rsp) /* spill g0x1.3 */
-	vmovdqa64 %zmm31, %zmm1 /* g0s_2 */
-	vpternlogd $0x96, %zmm21, %zmm30, %zmm1 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm1, %zmm1 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm1, %zmm25, %zmm31 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 192(%rsp), %zmm31, %zmm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vmovdqa64 %zmm14, %zmm21 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm21 /* g1k_2 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm11, %zmm21, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm14, 192(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm21, %zmm14 /* g1s_2 */
+	vpbroadcastd 8(%rdi,%r10), %zmm21 /* rkw_16 = bcast32() */
+	vmovdqa64 192(%rsp), %zmm24 /* reload g0x3.2 */
+	vmovdqa64 256(%rsp), %zmm25 /* reload g0x0.3 */
+	vmovdqa64 %zmm24, %zmm30 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm25, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
+	vpxord %zmm0, %zmm30, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm31, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm25, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm30, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord 64(%rsp), %zmm21, %zmm21 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_17 = bcast32() */
+	vmovdqa64 %zmm14, %zmm25 /* g1x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm3, %zmm25 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
+	vpxord %zmm11, %zmm25, %zmm24 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm14, 64(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm24, %zmm14 /* g1s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm14, %zmm14 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm14, %zmm25, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 64(%rsp), %zmm21, %zmm14 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vmovdqa64 %zmm18, %zmm21 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm21 /* g2k_2 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm13, %zmm21, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm18, 64(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm21, %zmm18 /* g2s_2 */
+	vpternlogd $0x96, %zmm14, %zmm25, %zmm24 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord 128(%rsp), %zmm24, %zmm14 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_18 = bcast32() */
+	vmovdqa64 %zmm18, %zmm25 /* g2x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm25 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
+	vpxord %zmm15, %zmm25, %zmm24 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm18, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa64 %zmm24, %zmm18 /* g2s_2 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm18 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm18, %zmm18 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm21, %zmm19, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm22, %zmm19 /* g3x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm19 /* g3k_2 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm15, %zmm19, %zmm19 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpternlogd $0x96, %zmm18, %zmm25, %zmm24 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm24, %zmm19, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm19 /* rkw_19 = bcast32() */
+	vmovdqa64 %zmm22, %zmm24 /* g3x3.2 */
+	vpternlogd $0x96, %zmm19, %zmm9, %zmm24 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
+	vpxord %zmm16, %zmm24, %zmm19 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm19, %zmm19 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm19, %zmm19 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm19, %zmm21 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm19, %zmm24 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm19, %zmm25 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm19, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm19, %zmm31 /* g3s_2 */
 	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm31, %zmm25 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm19 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm19 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
 	vpxord %zmm19, %zmm23, %zmm19 /* g3x_2 = xor(g3x2, g3l_2) */
-	vmovdqa64 %zmm26, %zmm21 /* g4x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm21 /* g4k_2 = ternlog(g4x3, g4x0, rkw_2) */
-	vpxord %zmm16, %zmm21, %zmm21 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm23 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm25 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm21, %zmm31 /* g4s_2 */
+	vpbroadcastd 8(%rdi,%r10), %zmm23 /* rkw_20 = bcast32() */
+	vmovdqa64 %zmm26, %zmm24 /* g4x3.2 */
+	vpternlogd $0x96, %zmm23, %zmm10, %zmm24 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
+	vpxord %zmm17, %zmm24, %zmm23 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm23, %zmm23 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm23, %zmm23 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm23, %zmm24 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm23, %zmm25 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm23, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vmovdqa64 %zmm23, %zmm31 /* g4s_2 */
 	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
 	vprold $2, %zmm31, %zmm25 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm25, %zmm23, %zmm21 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm21, %zmm27, %zmm21 /* g4x_2 = xor(g4x2, g4l_2) */
-	vmovdqa64 %zmm28, %zmm23 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm7, %zmm23 /* g5k_2 = ternlog(g5x3, g5x0, rkw_2) */
-	vpxord %zmm12, %zmm23, %zmm23 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm23, %zmm23 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm23, %zmm23 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm23, %zmm25 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm23, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm23, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g5s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm23 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
+	vpxord %zmm23, %zmm27, %zmm23 /* g4x_2 = xor(g4x2, g4l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_21 = bcast32() */
+	vmovdqa64 %zmm28, %zmm25 /* g5x3.2 */
+	vpternlogd $0x96, %zmm24, %zmm7, %zmm25 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
+	vpxord %zmm12, %zmm25, %zmm24 /* g5t_2 = xor(g5k_2, g5x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa64 %zmm24, %zmm31 /* g5s_2 */
 	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
 	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm23 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm23, %zmm29, %zmm23 /* g5x_2 = xor(g5x2, g5l_2) */
-	vmovdqa64 %zmm6, %zmm25 /* g6x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm25 /* g6k_2 = ternlog(g6x3, g6x0, rkw_2) */
-	vpxord %zmm20, %zmm25, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm24 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
+	vpxord %zmm24, %zmm29, %zmm24 /* g5x_2 = xor(g5x2, g5l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm25 /* rkw_22 = bcast32() */
+	vmovdqa64 %zmm6, %zmm27 /* g6x3.2 */
+	vpternlogd $0x96, %zmm25, %zmm5, %zmm27 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
+	vpxord %zmm20, %zmm27, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
@@ -6520,83 +6629,87 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_2 = rotl_native(g6lg_2) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
 	vpxord %zmm25, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
-	vmovdqa64 128(%rsp), %zmm25 /* reload g7x3.2 */
-	vmovdqa64 %zmm25, %zmm27 /* g7x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm27 /* g7k_2 = ternlog(g7x3, g7x0, rkw_2) */
-	vpxord %zmm17, %zmm27, %zmm24 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm29 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm30 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g7s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm24, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm25 /* rkw_23 = bcast32() */
+	vmovdqa64 384(%rsp), %zmm27 /* reload g7x3.2 */
+	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
+	vpternlogd $0x96, %zmm25, %zmm13, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
+	vpxord %zmm1, %zmm29, %zmm25 /* g7t_2 = xor(g7k_2, g7x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vmovdqa64 %zmm25, %zmm27 /* g7s_2 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
+	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm25 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
+	vpxord %zmm25, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r10), %zmm24 /* rkw_3 = bcast32() */
-	vmovdqa64 448(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 512(%rsp), %zmm29 /* reload g0x1.3 */
-	vmovdqa64 %zmm27, %zmm30 /* g0x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm29, %zmm30 /* g0k_3 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm1, %zmm30, %zmm30 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm30, %zmm30 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm30, %zmm30 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm30, %zmm31 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm30, %zmm27 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm30, %zmm29 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm30, %zmm25 /* g0s_3 */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm25, %zmm25 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm30 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 256(%rsp), %zmm30, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vmovdqa64 %zmm3, %zmm27 /* g1x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm27 /* g1k_3 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm14, %zmm27, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm25 /* rkw_24 = bcast32() */
+	vmovdqa64 256(%rsp), %zmm27 /* reload g0x0.3 */
+	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
+	vpternlogd $0x96, %zmm25, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
+	vpxord %zmm21, %zmm29, %zmm25 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm25, %zmm27 /* g0s_3 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm27, %zmm29, %zmm25 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord 192(%rsp), %zmm25, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_25 = bcast32() */
+	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm11, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
+	vpxord %zmm14, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
+	vmovdqa64 %zmm3, 192(%rsp) /* spill g1x0.3 */
 	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 192(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vmovdqa64 %zmm4, %zmm27 /* g2x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm13, %zmm27 /* g2k_3 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm18, %zmm27, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_26 = bcast32() */
+	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm15, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
+	vpxord %zmm18, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 192(%rsp) /* spill g2x0.3 */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
 	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vmovdqa64 %zmm9, %zmm27 /* g3x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm27 /* g3k_3 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm19, %zmm27, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpxord 128(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_27 = bcast32() */
+	vmovdqa64 %zmm9, %zmm29 /* g3x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm16, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
+	vpxord %zmm19, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm9, 64(%rsp) /* spill g3x0.3 */
+	vmovdqa64 %zmm9, 128(%rsp) /* spill g3x0.3 */
 	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
 	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm9, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
 	vpxord %zmm27, %zmm22, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm10, %zmm22 /* g4x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm22 /* g4k_3 = ternlog(g4x0, g4x1, rkw_3) */
-	vpxord %zmm21, %zmm22, %zmm22 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_28 = bcast32() */
+	vmovdqa64 %zmm10, %zmm27 /* g4x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm17, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
+	vpxord %zmm23, %zmm27, %zmm22 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm22, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
@@ -6607,9 +6720,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm22 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
 	vpxord %zmm22, %zmm26, %zmm22 /* g4x_3 = xor(g4x3, g4l_3) */
-	vmovdqa64 %zmm7, %zmm26 /* g5x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm12, %zmm26 /* g5k_3 = ternlog(g5x0, g5x1, rkw_3) */
-	vpxord %zmm23, %zmm26, %zmm26 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm26 /* rkw_29 = bcast32() */
+	vmovdqa64 %zmm7, %zmm27 /* g5x0.3 */
+	vpternlogd $0x96, %zmm26, %zmm12, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
+	vpxord %zmm24, %zmm27, %zmm26 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm26, %zmm26 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm26, %zmm26 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm26, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
@@ -6620,9 +6734,10 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
 	vpxord %zmm26, %zmm28, %zmm26 /* g5x_3 = xor(g5x3, g5l_3) */
-	vmovdqa64 %zmm5, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_3) */
-	vpxord %zmm8, %zmm27, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_30 = bcast32() */
+	vmovdqa64 %zmm5, %zmm28 /* g6x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm20, %zmm28 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
+	vpxord %zmm8, %zmm28, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
@@ -6633,57 +6748,57 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
 	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
 	vpxord %zmm27, %zmm6, %zmm6 /* g6x_3 = xor(g6x3, g6l_3) */
-	vmovdqa64 %zmm0, %zmm27 /* g7x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm17, %zmm27 /* g7k_3 = ternlog(g7x0, g7x1, rkw_3) */
-	vpxord %zmm2, %zmm27, %zmm24 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm27 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm28 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm29 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm30 /* g7s_3 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm30, %zmm28 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm24 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 128(%rsp), %zmm24, %zmm24 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm0, 320(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm17, 384(%rsp) /* spill g7x1.2 */
-	vmovdqa64 %zmm24, 128(%rsp) /* spill g7x3.2 */
-	vmovdqa64 192(%rsp), %zmm17 /* reload g2x0.3 */
-	vmovdqa64 %zmm16, %zmm24 /* g4x1.3 */
-	vmovdqa64 %zmm13, %zmm16 /* g2x1.3 */
-	vmovdqa64 256(%rsp), %zmm13 /* reload g1x0.3 */
-	vmovdqa64 %zmm21, %zmm27 /* g4x2.3 */
-	vmovdqa64 64(%rsp), %zmm21 /* reload g3x0.3 */
-	vmovdqa64 %zmm26, %zmm28 /* g5x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g4x3.3 */
-	vmovdqa64 %zmm9, %zmm22 /* g3x3.3 */
-	vmovdqa64 %zmm1, %zmm9 /* g0x2.3 */
-	vmovdqa64 %zmm23, %zmm29 /* g5x2.3 */
+	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_31 = bcast32() */
+	vmovdqa64 %zmm13, %zmm28 /* g7x0.3 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
+	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
+	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
+	vpxord 384(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vmovdqa64 %zmm13, 320(%rsp) /* spill g7x0.2 */
+	vmovdqa64 %zmm27, 384(%rsp) /* spill g7x3.2 */
+	vmovdqa64 192(%rsp), %zmm13 /* reload g1x0.3 */
+	vmovdqa64 %zmm23, %zmm27 /* g4x2.3 */
 	vmovdqa64 %zmm19, %zmm23 /* g3x2.3 */
 	vmovdqa64 %zmm18, %zmm19 /* g2x2.3 */
 	vmovdqa64 %zmm4, %zmm18 /* g2x3.3 */
-	vmovdqa64 448(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 256(%rsp), %zmm4 /* reload g0x0.3 */
+	vmovdqa64 %zmm26, %zmm28 /* g5x3.3 */
+	vmovdqa64 %zmm22, %zmm26 /* g4x3.3 */
+	vmovdqa64 %zmm9, %zmm22 /* g3x3.3 */
+	vmovdqa64 %zmm21, %zmm9 /* g0x2.3 */
+	vmovdqa64 128(%rsp), %zmm21 /* reload g3x0.3 */
+	vmovdqa64 %zmm24, %zmm29 /* g5x2.3 */
+	vmovdqa64 %zmm17, %zmm24 /* g4x1.3 */
+	vmovdqa64 64(%rsp), %zmm17 /* reload g2x0.3 */
 	vmovdqa64 %zmm20, %zmm30 /* g6x1.3 */
-	vmovdqa64 %zmm15, %zmm20 /* g3x1.3 */
+	vmovdqa64 %zmm16, %zmm20 /* g3x1.3 */
+	vmovdqa64 %zmm15, %zmm16 /* g2x1.3 */
 	vmovdqa64 %zmm14, %zmm15 /* g1x2.3 */
 	vmovdqa64 %zmm3, %zmm14 /* g1x3.3 */
 	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
 	vmovdqa64 %zmm10, %zmm25 /* g4x0.3 */
-	vmovdqa64 512(%rsp), %zmm10 /* reload g0x1.3 */
+	vmovdqa64 %zmm0, %zmm10 /* g0x1.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx512_gfni_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %zmm10, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm10, %zmm31, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm9, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm10, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm4, %zmm9, %zmm10 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %zmm4, %zmm9, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpunpckldq %zmm10, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm10, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm10 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
 	vpxord %zmm9, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
@@ -6692,165 +6807,165 @@ _gcry_sm4_wordslice_avx512_gfni_batch_gcm:
 	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
 	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm11, %zmm14, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm11, %zmm14, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm13, %zmm15, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm13, %zmm15, %zmm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm11, %zmm14, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm13, %zmm15, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm13, %zmm15, %zmm9 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm16, %zmm18, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm16, %zmm18, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm17, %zmm19, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm17, %zmm19, %zmm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm9 /* msg_8 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm16, %zmm18, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm17, %zmm19, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm17, %zmm19, %zmm9 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm10 /* msg_8 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm9, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm9 /* msg_9 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
 	vpunpckldq %zmm20, %zmm22, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm20, %zmm22, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm21, %zmm23, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm21, %zmm23, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm9 /* msg_12 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpunpckhdq %zmm20, %zmm22, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm21, %zmm23, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm21, %zmm23, %zmm9 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm10 /* msg_12 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm9, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm9 /* msg_13 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
 	vpunpckldq %zmm24, %zmm26, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm24, %zmm26, %zmm1 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm25, %zmm27, %zmm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm25, %zmm27, %zmm4 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm9 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm9 /* msg_16 = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm4, 1024(%rdx) /* store ct_16 */
+	vpunpckhdq %zmm24, %zmm26, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vpunpckldq %zmm25, %zmm27, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq %zmm25, %zmm27, %zmm9 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
+	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
+	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vmovdqu64 1024(%rcx), %zmm10 /* msg_16 = load() */
+	vpxord %zmm10, %zmm9, %zmm9 /* ct_16 = xor(outbe_16, msg_16) */
+	vmovdqu64 %zmm9, 1024(%rdx) /* store ct_16 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm4 /* msg_17 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
+	vmovdqu64 1088(%rcx), %zmm9 /* msg_17 = load() */
+	vpxord %zmm9, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm3 /* msg_18 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
 	vpunpckldq %zmm12, %zmm28, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm12, %zmm28, %zmm1 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm7, %zmm29, %zmm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm7, %zmm29, %zmm4 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm7, %zmm4 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm7 /* msg_20 = load() */
-	vpxord %zmm7, %zmm4, %zmm4 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm4, 1280(%rdx) /* store ct_20 */
+	vpunpckhdq %zmm12, %zmm28, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vpunpckldq %zmm7, %zmm29, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq %zmm7, %zmm29, %zmm7 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm9 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	vpunpckldq %zmm7, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	vpunpckhdq %zmm7, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm7 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vmovdqu64 1280(%rcx), %zmm9 /* msg_20 = load() */
+	vpxord %zmm9, %zmm7, %zmm7 /* ct_20 = xor(outbe_20, msg_20) */
+	vmovdqu64 %zmm7, 1280(%rdx) /* store ct_20 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm4 /* msg_21 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
+	vmovdqu64 1344(%rcx), %zmm7 /* msg_21 = load() */
+	vpxord %zmm7, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm3 /* msg_22 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
 	vpunpckldq %zmm30, %zmm6, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm30, %zmm6, %zmm1 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm5, %zmm8, %zmm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm5, %zmm8, %zmm4 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm4, %zmm1, %zmm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm4, %zmm1, %zmm1 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm4 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm5 /* msg_24 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm4, 1536(%rdx) /* store ct_24 */
+	vpunpckhdq %zmm30, %zmm6, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vpunpckldq %zmm5, %zmm8, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
+	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
+	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
+	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm4 /* msg_25 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
+	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
+	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm3 /* msg_26 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
+	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm1 /* msg_27 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 128(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq 384(%rsp), %zmm0, %zmm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 384(%rsp), %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 320(%rsp), %zmm2, %zmm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vmovdqa64 384(%rsp), %zmm0 /* reload g7x3.2 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vpunpckldq 320(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
 	vpunpckhdq 320(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm3, %zmm1, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
+	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
@@ -6984,6 +7099,142 @@ _gcry_sm4_wordslice_avx512_gfni_one_block:
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_wordslice_avx512_gfni_one_block,.-_gcry_sm4_wordslice_avx512_gfni_one_block;)
+
+/* _gcry_sm4_wordslice_avx512_gfni_batch_multi: wordslice512_multi_key_chained, 4 arguments
+ *   %rdi: rk
+ *   %rsi: in
+ *   %rdx: out
+ *   %rcx: src
+ *   %r8: 256 x r (and the loop count)
+ *   zmm0-11: vectors, as allocated (12 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
+ */
+	.globl _gcry_sm4_wordslice_avx512_gfni_batch_multi
+ELF(.type _gcry_sm4_wordslice_avx512_gfni_batch_multi,@function;)
+	.align 32
+_gcry_sm4_wordslice_avx512_gfni_batch_multi:
+	CFI_STARTPROC();
+
+	/* Load 16 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	vmovdqu64 (%rsi), %zmm0 /* raw = load() */
+	vmovdqu64 (%rcx), %zmm1 /* tweak = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* row = xor(raw, tweak) */
+	vmovdqu64 64(%rsi), %zmm1 /* raw_1 = load() */
+	vmovdqu64 64(%rcx), %zmm2 /* tweak_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* row_1 = xor(raw_1, tweak_1) */
+	vmovdqu64 128(%rsi), %zmm2 /* raw_2 = load() */
+	vmovdqu64 128(%rcx), %zmm3 /* tweak_2 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* row_2 = xor(raw_2, tweak_2) */
+	vmovdqu64 192(%rsi), %zmm3 /* raw_3 = load() */
+	vmovdqu64 192(%rcx), %zmm4 /* tweak_3 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* row_3 = xor(raw_3, tweak_3) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_11_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index = const() */
+	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
+	vpermi2b %zmm2, %zmm0, %zmm5 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_11_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm6, %zmm7 /* unpackhi32_index */
+	vpermi2b %zmm2, %zmm0, %zmm7 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
+	vpermi2b %zmm3, %zmm1, %zmm4 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
+	vpermi2b %zmm3, %zmm1, %zmm6 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
+	vpunpckldq %zmm4, %zmm5, %zmm0 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm4, %zmm5, %zmm1 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm6, %zmm7, %zmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm6, %zmm7, %zmm3 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_11_gfni_mat(%rip), %zmm4 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_11_gfni_mat_1(%rip), %zmm5 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_11_rotl24(%rip), %zmm6 /* rotl24 = const() */
+	xor %r8, %r8
+	.p2align 4
+.Lsm4_wordslice_avx512_gfni_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	vmovdqu64 (%rdi,%r8), %zmm7 /* rkv = load() */
+	vmovdqa64 %zmm1, %zmm8 /* g0x1.2 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm8 /* g0k = ternlog(g0x1, g0x2, rkv) */
+	vpxord %zmm3, %zmm8, %zmm7 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm7, %zmm7 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm7, %zmm7 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vprold $2, %zmm7, %zmm8 /* g0r2 = rotl_native(g0s) */
+	vprold $10, %zmm7, %zmm9 /* g0r10 = rotl_native(g0s) */
+	vprold $18, %zmm7, %zmm10 /* g0r18 = rotl_native(g0s) */
+	vpshufb %zmm6, %zmm7, %zmm11 /* g0r24 = lookup16(g0s, rotl24) */
+	vpternlogd $0x96, %zmm11, %zmm7, %zmm0 /* g0n = ternlog(g0x0, g0s, g0r24) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f = ternlog(g0r2, g0r10, g0r18) */
+	vpxord %zmm8, %zmm0, %zmm7 /* g0x = xor(g0n, g0f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vmovdqu64 64(%rdi,%r8), %zmm9 /* rkv_1 = load() */
+	vmovdqa64 %zmm2, %zmm10 /* g0x2.2 */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm10 /* g0k_1 = ternlog(g0x2, g0x3, rkv_1) */
+	vpternlogd $0x96, %zmm8, %zmm0, %zmm10 /* g0t_1 = ternlog(g0k_1, g0n, g0f) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm0 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm0, %zmm0 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vprold $2, %zmm0, %zmm8 /* g0r2_1 = rotl_native(g0s_1) */
+	vprold $10, %zmm0, %zmm9 /* g0r10_1 = rotl_native(g0s_1) */
+	vprold $18, %zmm0, %zmm10 /* g0r18_1 = rotl_native(g0s_1) */
+	vpshufb %zmm6, %zmm0, %zmm11 /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	vpternlogd $0x96, %zmm11, %zmm0, %zmm1 /* g0n_1 = ternlog(g0x1, g0s_1, g0r24_1) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f_1 = ternlog(g0r2_1, g0r10_1, g0r18_1) */
+	vpxord %zmm8, %zmm1, %zmm0 /* g0x_1 = xor(g0n_1, g0f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	vmovdqu64 128(%rdi,%r8), %zmm9 /* rkv_2 = load() */
+	vmovdqa64 %zmm3, %zmm10 /* g0x3.2 */
+	vpternlogd $0x96, %zmm9, %zmm7, %zmm10 /* g0k_2 = ternlog(g0x3, g0x0, rkv_2) */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm10 /* g0t_2 = ternlog(g0k_2, g0n_1, g0f_1) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm1 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm1, %zmm1 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vprold $2, %zmm1, %zmm8 /* g0r2_2 = rotl_native(g0s_2) */
+	vprold $10, %zmm1, %zmm9 /* g0r10_2 = rotl_native(g0s_2) */
+	vprold $18, %zmm1, %zmm10 /* g0r18_2 = rotl_native(g0s_2) */
+	vpshufb %zmm6, %zmm1, %zmm11 /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	vpternlogd $0x96, %zmm11, %zmm1, %zmm2 /* g0n_2 = ternlog(g0x2, g0s_2, g0r24_2) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f_2 = ternlog(g0r2_2, g0r10_2, g0r18_2) */
+	vpxord %zmm8, %zmm2, %zmm1 /* g0x_2 = xor(g0n_2, g0f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	vmovdqu64 192(%rdi,%r8), %zmm9 /* rkv_3 = load() */
+	vmovdqa64 %zmm7, %zmm10 /* g0x0.3 */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm10 /* g0k_3 = ternlog(g0x0, g0x1, rkv_3) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm10 /* g0t_3 = ternlog(g0k_3, g0n_2, g0f_2) */
+	vgf2p8affineqb $0x1b, %zmm4, %zmm10, %zmm2 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm5, %zmm2, %zmm2 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vprold $2, %zmm2, %zmm8 /* g0r2_3 = rotl_native(g0s_3) */
+	vprold $10, %zmm2, %zmm9 /* g0r10_3 = rotl_native(g0s_3) */
+	vprold $18, %zmm2, %zmm10 /* g0r18_3 = rotl_native(g0s_3) */
+	vpshufb %zmm6, %zmm2, %zmm11 /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	vpternlogd $0x96, %zmm11, %zmm2, %zmm3 /* g0n_3 = ternlog(g0x3, g0s_3, g0r24_3) */
+	vpternlogd $0x96, %zmm10, %zmm9, %zmm8 /* g0f_3 = ternlog(g0r2_3, g0r10_3, g0r18_3) */
+	vpxord %zmm8, %zmm3, %zmm2 /* g0x_3 = xor(g0n_3, g0f_3) */
+	vmovdqa64 %zmm2, %zmm3 /* g0x3.3 */
+	vmovdqa64 %zmm1, %zmm2 /* g0x2.3 */
+	vmovdqa64 %zmm0, %zmm1 /* g0x1.3 */
+	vmovdqa64 %zmm7, %zmm0 /* g0x0.3 */
+	add $256, %r8
+	cmp $2048, %r8
+	jne .Lsm4_wordslice_avx512_gfni_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	vpunpckldq %zmm1, %zmm3, %zmm7 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm0, %zmm2, %zmm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm3, %zmm7, %zmm2 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm3, %zmm7, %zmm3 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm0, %zmm1, %zmm7 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm0, %zmm1, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_11_bswap32(%rip), %zmm2, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 %zmm1, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx512_gfni_11_bswap32(%rip), %zmm3, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_11_bswap32(%rip), %zmm7, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_11_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 %zmm0, 192(%rdx) /* store outbe_3 */
+	vzeroupper
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_sm4_wordslice_avx512_gfni_batch_multi,.-_gcry_sm4_wordslice_avx512_gfni_batch_multi;)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 SECTION_RODATA
@@ -8489,6 +8740,60 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lsm4_wordslice_avx512_gfni_10_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_unpacklo32_index:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
+	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
+	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
+	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
+/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_unpackhi32_index:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
+	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
+	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
+	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
+/* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
+/* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_11_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 #endif /* __x86_64 */

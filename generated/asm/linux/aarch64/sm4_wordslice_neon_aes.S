@@ -1490,11 +1490,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_xts_gb_register)
  *   x4: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 272 bytes (13 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
-	sub sp, sp, #304
+	sub sp, sp, #272
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -1631,15 +1631,14 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	zip1 v14.4s, v9.4s, v13.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	zip2 v9.4s, v9.4s, v13.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
 	ldr q13, [sp, #64] /* reload g0x3.2 */
-	str q31, [sp, #64] /* spill g5x0.2 */
-	str q11, [sp, #80] /* spill g6x0.2 */
-	str q15, [sp, #96] /* spill g7x0.2 */
-	str q10, [sp, #112] /* spill g6x1.2 */
-	str q0, [sp, #128] /* spill g7x1.2 */
-	str q12, [sp, #144] /* spill g6x2.2 */
-	str q14, [sp, #160] /* spill g7x2.2 */
-	str q29, [sp, #176] /* spill g6x3.2 */
-	str q9, [sp, #192] /* spill g7x3.2 */
+	str q11, [sp, #64] /* spill g6x0.2 */
+	str q15, [sp, #80] /* spill g7x0.2 */
+	str q10, [sp, #96] /* spill g6x1.2 */
+	str q0, [sp, #112] /* spill g7x1.2 */
+	str q12, [sp, #128] /* spill g6x2.2 */
+	str q14, [sp, #144] /* spill g7x2.2 */
+	str q29, [sp, #160] /* spill g6x3.2 */
+	str q9, [sp, #176] /* spill g7x3.2 */
 	mov x4, x0
 	mov x3, #8
 	.p2align 4
@@ -1648,886 +1647,930 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x4] /* rkw = bcast32() */
 	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0k, g0x3) */
+	eor v0.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v13.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_inv_shift_rows
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v29.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_nibble_mask
 	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_nibble_mask] /* nibble_mask = const() */
-	and v10.16b, v29.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	and v10.16b, v0.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_tbl_lo
 	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_tbl_lo] /* tbl_lo = const() */
 	tbl v10.16b, {v11.16b}, v10.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_tbl_hi
 	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_tbl_hi] /* tbl_hi = const() */
-	tbl v29.16b, {v12.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v10.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v29.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v10.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v0.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_tbl_hi_1
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v10.16b, {v15.16b}, v10.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v29.16b, v29.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
+	eor v0.16b, v0.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_rotl24
 	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_rotl24] /* rotl24 = const() */
-	str q2, [sp, #208] /* spill g0x1.2 */
-	tbl v2.16b, {v29.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q4, [sp, #224] /* spill g0x2.2 */
+	str q2, [sp, #192] /* spill g0x1.2 */
+	tbl v2.16b, {v0.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v0.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #208] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_5_rotl8
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_5_rotl8] /* rotl8 = const() */
-	str q13, [sp, #240] /* spill g0x3.2 */
-	tbl v13.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v13.16b, v29.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
-	eor v29.16b, v13.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	str q13, [sp, #224] /* spill g0x3.2 */
+	tbl v13.16b, {v0.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v0.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
+	eor v0.16b, v13.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v3.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v2.4s}, [x4] /* rkw_1 = bcast32() */
 	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
-	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v3.16b, {v12.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
-	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v3.16b, v29.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v29.16b, {v3.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
-	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
+	eor v2.16b, v3.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
+	eor v2.16b, v2.16b, v1.16b /* g1t = xor(g1k, g1x3) */
+	tbl v2.16b, {v2.16b}, v29.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v3.16b, v2.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v3.16b, {v11.16b}, v3.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v3.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v2.16b, v3.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v2.16b, v2.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v3.16b, {v2.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v3.16b, v2.16b, v3.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v13.16b, {v2.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v13.16b, v2.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
+	eor v2.16b, v13.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v13.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v13.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v2.16b, v3.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v2.16b, v7.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	ld1r {v3.4s}, [x4] /* rkw_2 = bcast32() */
 	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
-	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v7.16b, {v12.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v7.16b, v29.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v29.16b, {v7.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
-	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
-	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
+	eor v3.16b, v7.16b, v3.16b /* g2k = xor(g2k_acc, rkw_2) */
+	eor v3.16b, v3.16b, v5.16b /* g2t = xor(g2k, g2x3) */
+	tbl v3.16b, {v3.16b}, v29.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v7.16b, v3.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v7.16b, {v11.16b}, v7.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v3.16b, {v12.16b}, v3.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v7.16b, v3.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v3.16b, v7.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v3.16b, v3.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v7.16b, {v3.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v7.16b, v3.16b, v7.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v13.16b, {v3.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v13.16b, v3.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	rev32 v3.8h, v3.8h /* g2lr16 = rev(g2s) */
+	eor v3.16b, v13.16b, v3.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v13.4s, v3.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v13.4s, v3.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v3.16b, v7.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v3.16b, v19.16b, v3.16b /* g2x = xor(g2x0, g2l) */
+	ld1r {v7.4s}, [x4] /* rkw_3 = bcast32() */
 	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v19.16b, v29.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v29.16b, {v19.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
-	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
+	eor v7.16b, v19.16b, v7.16b /* g3k = xor(g3k_acc, rkw_3) */
+	eor v7.16b, v7.16b, v17.16b /* g3t = xor(g3k, g3x3) */
+	tbl v7.16b, {v7.16b}, v29.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v19.16b, v7.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v19.16b, {v11.16b}, v19.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v19.16b, v7.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v7.16b, v19.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v7.16b, v7.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v19.16b, {v7.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v19.16b, v7.16b, v19.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v13.16b, {v7.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v13.16b, v7.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v7.8h, v7.8h /* g3lr16 = rev(g3s) */
+	eor v7.16b, v13.16b, v7.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v13.4s, v7.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v13.4s, v7.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v7.16b, v19.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v7.16b, v23.16b, v7.16b /* g3x = xor(g3x0, g3l) */
+	ld1r {v19.4s}, [x4] /* rkw_4 = bcast32() */
 	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
-	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v23.16b, {v12.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v23.16b, v29.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v29.16b, {v23.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
-	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
+	eor v19.16b, v23.16b, v19.16b /* g4k = xor(g4k_acc, rkw_4) */
+	eor v19.16b, v19.16b, v21.16b /* g4t = xor(g4k, g4x3) */
+	tbl v19.16b, {v19.16b}, v29.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v23.16b, v19.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v23.16b, {v11.16b}, v23.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v23.16b, v19.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v19.16b, v23.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v19.16b, v19.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v23.16b, {v19.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v23.16b, v19.16b, v23.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v13.16b, v19.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v19.8h, v19.8h /* g4lr16 = rev(g4s) */
+	eor v19.16b, v13.16b, v19.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v13.4s, v19.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v13.4s, v19.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v19.16b, v23.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v19.16b, v27.16b, v19.16b /* g4x = xor(g4x0, g4l) */
+	ld1r {v23.4s}, [x4] /* rkw_5 = bcast32() */
 	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v27.16b, v29.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v29.16b, {v27.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v13.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v13.16b, v27.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v27.16b, v13.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v13.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v13.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v27.16b, v29.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q29, [sp, #64] /* reload g5x0.2 */
-	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6k, g6x3) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v13.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q30, [sp, #256] /* spill g5x1.2 */
-	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
-	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v29.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q30, [sp, #80] /* reload g6x0.2 */
-	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	ldr q13, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v13.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
-	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v30.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v30.16b, {v0.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v13.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v13.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v13.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v30.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q30, [sp, #96] /* reload g7x0.2 */
-	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v23.16b, v27.16b, v23.16b /* g5k = xor(g5k_acc, rkw_5) */
+	eor v23.16b, v23.16b, v25.16b /* g5t = xor(g5k, g5x3) */
+	tbl v23.16b, {v23.16b}, v29.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v27.16b, v23.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v27.16b, {v11.16b}, v27.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v27.16b, v23.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v23.16b, v27.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v23.16b, v23.16b, v27.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v27.16b, {v23.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v27.16b, v23.16b, v27.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v13.16b, {v23.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v13.16b, v23.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v23.8h, v23.8h /* g5lr16 = rev(g5s) */
+	eor v23.16b, v13.16b, v23.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v13.4s, v23.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v13.4s, v23.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v23.16b, v27.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v23.16b, v31.16b, v23.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v27.4s}, [x4] /* rkw_6 = bcast32() */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	ldr q13, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v31.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v27.16b, v31.16b, v27.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q31, [sp, #160] /* reload g6x3.2 */
+	eor v27.16b, v27.16b, v31.16b /* g6t = xor(g6k, g6x3) */
+	tbl v27.16b, {v27.16b}, v29.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v31.16b, v27.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v31.16b, v27.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v27.16b, v31.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v27.16b, v27.16b, v31.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v31.16b, {v27.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
+	eor v27.16b, v13.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v13.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v13.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v27.16b, v31.16b, v13.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q31, [sp, #64] /* reload g6x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v31.4s}, [x4] /* rkw_7 = bcast32() */
+	ldr q13, [sp, #112] /* reload g7x1.2 */
+	str q27, [sp, #64] /* spill g6x0.3 */
+	ldr q27, [sp, #144] /* reload g7x2.2 */
+	eor v13.16b, v13.16b, v27.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v31.16b, v13.16b, v31.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	eor v31.16b, v31.16b, v13.16b /* g7t = xor(g7k, g7x3) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v27.16b, v31.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v27.16b, {v11.16b}, v27.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v27.16b, v31.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v31.16b, v27.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v27.16b, v31.16b, v27.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v31.16b, {v27.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v27.8h, v27.8h /* g7lr16 = rev(g7s) */
+	eor v27.16b, v13.16b, v27.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v13.4s, v27.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v13.4s, v27.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v27.16b, v31.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q31, [sp, #80] /* reload g7x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x4, #4
-	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #224] /* reload g0x2.2 */
-	str q0, [sp, #96] /* spill g7x0.3 */
-	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v11.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v13.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v13.16b, v0.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v13.16b, {v0.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q2, [sp, #272] /* spill g0x0.3 */
-	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q2, [sp, #208] /* reload g0x1.2 */
-	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q13, [sp, #208] /* reload g0x2.2 */
+	str q27, [sp, #80] /* spill g7x0.3 */
+	ldr q27, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v27.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v31.16b, v13.16b, v31.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v31.16b, v31.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v13.16b, v31.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v31.16b, v31.16b, v13.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v27.16b, {v31.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v27.16b, v31.16b, v27.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v31.8h, v31.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v27.16b, v27.16b, v31.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v31.4s, v27.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v31.4s, v27.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v27.16b, v13.16b, v31.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q31, [sp, #192] /* reload g0x1.2 */
+	eor v27.16b, v31.16b, v27.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	add x17, x4, #4
+	ld1r {v31.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v13.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v31.16b, v13.16b, v31.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v31.16b, v31.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v13.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v2.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v13.16b, v31.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v2.16b, v2.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v2.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q16, [sp, #208] /* spill g1x2.2 */
-	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v16.16b, {v11.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v6.16b, {v12.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v6.16b, v16.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v6.16b, v13.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v13.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v18.16b, {v11.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v16.16b, {v12.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v16.16b, v18.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v16.16b, v13.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v13.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v22.16b, {v11.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v18.16b, v22.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v18.16b, v13.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v13.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v26.16b, {v11.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v22.16b, v26.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v26.16b, {v22.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v13.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v13.16b, v22.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v22.16b, v13.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v26.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #256] /* reload g5x1.2 */
-	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q26, [sp, #144] /* reload g6x2.2 */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v13.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v26.16b, v13.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v26.16b, v13.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v13.16b, {v26.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q29, [sp, #80] /* spill g6x0.3 */
-	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v26.16b, v13.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q29, [sp, #160] /* reload g7x2.2 */
-	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	eor v31.16b, v31.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #192] /* spill g1x2.2 */
+	tbl v16.16b, {v31.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v31.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v31.8h, v31.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v16.16b, v16.16b, v31.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v31.4s, v16.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v31.4s, v16.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v16.16b, v13.16b, v31.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v6.16b, v6.16b, v16.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	add x17, x4, #4
+	ld1r {v16.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v31.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v16.16b, v31.16b, v16.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v16.16b, v16.16b, v3.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v16.16b, {v16.16b}, v29.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v31.16b, v16.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v16.16b, {v12.16b}, v16.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v31.16b, v16.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v16.16b, v31.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v16.16b, v16.16b, v31.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v31.16b, {v16.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v31.16b, v16.16b, v31.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v13.16b, {v16.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v13.16b, v16.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v16.8h, v16.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v16.16b, v13.16b, v16.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v13.4s, v16.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v13.4s, v16.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v16.16b, v31.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v16.16b, v18.16b, v16.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	add x17, x4, #4
+	ld1r {v18.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v31.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v18.16b, v31.16b, v18.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v18.16b, v18.16b, v7.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v18.16b, {v18.16b}, v29.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v31.16b, v18.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v31.16b, v18.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v18.16b, v31.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v18.16b, v18.16b, v31.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v31.16b, {v18.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v31.16b, v18.16b, v31.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v13.16b, {v18.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v13.16b, v18.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v18.8h, v18.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v18.16b, v13.16b, v18.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v13.4s, v18.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v13.4s, v18.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v18.16b, v31.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v18.16b, v22.16b, v18.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	add x17, x4, #4
+	ld1r {v22.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v31.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v22.16b, v31.16b, v22.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v22.16b, v22.16b, v19.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v22.16b, {v22.16b}, v29.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v31.16b, v22.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v31.16b, v22.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v22.16b, v31.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v22.16b, v22.16b, v31.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v31.16b, {v22.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v31.16b, v22.16b, v31.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v13.16b, {v22.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v13.16b, v22.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v22.8h, v22.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v22.16b, v13.16b, v22.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v13.4s, v22.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v13.4s, v22.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v22.16b, v31.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v22.16b, v26.16b, v22.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	add x17, x4, #4
+	ld1r {v26.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v31.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v26.16b, v31.16b, v26.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v26.16b, v26.16b, v23.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v26.16b, {v26.16b}, v29.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v31.16b, v26.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v31.16b, v26.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v26.16b, v31.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v26.16b, v26.16b, v31.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v31.16b, {v26.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v31.16b, v26.16b, v31.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v13.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v13.16b, v26.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v26.16b, v13.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v13.4s, v26.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v13.4s, v26.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v26.16b, v31.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v26.16b, v30.16b, v26.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	add x17, x4, #4
+	ld1r {v30.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q31, [sp, #128] /* reload g6x2.2 */
+	ldr q13, [sp, #160] /* reload g6x3.2 */
+	eor v31.16b, v31.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v30.16b, v31.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q31, [sp, #64] /* reload g6x0.3 */
+	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v30.16b, {v30.16b}, v29.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v31.16b, v30.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v31.16b, v30.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v30.16b, v31.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v31.16b, {v30.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v30.8h, v30.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v30.16b, v13.16b, v30.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v13.4s, v30.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v13.4s, v30.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v30.16b, v31.16b, v13.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	add x17, x4, #4
+	ld1r {v31.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q13, [sp, #144] /* reload g7x2.2 */
+	str q30, [sp, #96] /* spill g6x1.3 */
+	ldr q30, [sp, #176] /* reload g7x3.2 */
+	eor v13.16b, v13.16b, v30.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v31.16b, v13.16b, v31.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q13, [sp, #80] /* reload g7x0.3 */
+	eor v31.16b, v31.16b, v13.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v31.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
 	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v29.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v31.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v31.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v30.16b, {v29.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v13.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v13.16b, v29.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v29.16b, v13.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v13.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v13.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v29.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v30.16b, v31.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v31.16b, {v30.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v30.16b, v31.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q31, [sp, #112] /* reload g7x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x4, #8
-	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x3.2 */
-	str q29, [sp, #128] /* spill g7x1.3 */
-	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v29.16b, v13.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v13.16b, v29.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v29.16b, v13.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #256] /* spill g0x1.3 */
-	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q29, [sp, #224] /* reload g0x2.2 */
-	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q13, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v31.16b, v13.16b, v31.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v31.16b, v31.16b, v27.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v31.16b, v31.16b, v13.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #240] /* spill g0x0.3 */
+	tbl v0.16b, {v31.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v31.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v31.8h, v31.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v31.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v31.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v31.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v31.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q31, [sp, #208] /* reload g0x2.2 */
+	eor v0.16b, v31.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	add x17, x4, #8
+	ld1r {v31.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v13.16b, v1.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v31.16b, v13.16b, v31.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v31.16b, v31.16b, v6.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v13.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q1, [sp, #224] /* spill g1x3.2 */
-	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q29, [sp, #208] /* reload g1x2.2 */
-	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	eor v31.16b, v31.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #208] /* spill g1x3.2 */
+	tbl v1.16b, {v31.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v31.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v31.8h, v31.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v31.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v31.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v31.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v31.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q31, [sp, #192] /* reload g1x2.2 */
+	eor v1.16b, v31.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	add x17, x4, #8
+	ld1r {v31.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v13.16b, v5.16b, v3.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v31.16b, v13.16b, v31.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v31.16b, v31.16b, v16.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v13.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q5, [sp, #208] /* spill g2x3.2 */
-	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v31.16b, v31.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #192] /* spill g2x3.2 */
+	tbl v5.16b, {v31.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v31.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v31.8h, v31.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v31.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v31.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v31.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v31.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	add x17, x4, #8
+	ld1r {v20.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v31.16b, v17.16b, v7.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v31.16b, v20.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v20.16b, v20.16b, v18.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v20.16b, {v20.16b}, v29.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v31.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
 	tbl v20.16b, {v12.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v20.16b, v29.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	aese v31.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v31.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
 	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v29.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v31.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v31.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v31.16b, v20.16b, v31.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v31.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	add x17, x4, #8
+	ld1r {v24.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v31.16b, v21.16b, v19.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v31.16b, v24.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v24.16b, v24.16b, v22.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v24.16b, {v24.16b}, v29.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v31.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
 	tbl v24.16b, {v12.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v24.16b, v29.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	aese v31.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v31.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
 	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v29.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v31.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v31.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v31.16b, v24.16b, v31.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v31.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	add x17, x4, #8
+	ld1r {v28.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v31.16b, v25.16b, v23.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v31.16b, v28.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v28.16b, v28.16b, v26.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v28.16b, {v28.16b}, v29.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v31.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
 	tbl v28.16b, {v12.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v28.16b, v29.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	aese v31.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v31.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
 	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v29.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v31.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v31.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v31.16b, v28.16b, v31.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	tbl v13.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	eor v13.16b, v28.16b, v13.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
 	eor v28.16b, v13.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
 	ushr v13.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
 	sli v13.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v28.16b, v29.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v31.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q29, [sp, #176] /* reload g6x3.2 */
-	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v29.16b, v13.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v13.16b, v29.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v29.16b, v13.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v29.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q8, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
-	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v13.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v8.16b, {v11.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v30.16b, v8.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v30.16b, v13.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v13.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v13.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v30.16b, v8.16b, v13.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q8, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	add x17, x4, #8
+	ld1r {v31.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	ldr q13, [sp, #64] /* reload g6x0.3 */
+	eor v8.16b, v8.16b, v13.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v31.16b, v8.16b, v31.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q8, [sp, #96] /* reload g6x1.3 */
+	eor v31.16b, v31.16b, v8.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v8.16b, v31.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v8.16b, v31.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v31.16b, v8.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v31.16b, v31.16b, v8.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v8.16b, {v31.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v8.16b, v31.16b, v8.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v13.16b, {v31.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v13.16b, v31.16b, v13.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v31.8h, v31.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v31.16b, v13.16b, v31.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v13.4s, v31.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v13.4s, v31.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v31.16b, v8.16b, v13.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	add x17, x4, #8
+	ld1r {v8.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	str q31, [sp, #128] /* spill g6x2.3 */
+	ldr q31, [sp, #80] /* reload g7x0.3 */
+	eor v13.16b, v13.16b, v31.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v8.16b, v13.16b, v8.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v8.16b, v8.16b, v30.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v13.16b, v8.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v31.16b, {v8.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v31.16b, v8.16b, v31.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v8.8h, v8.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v31.16b, v31.16b, v8.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v8.4s, v31.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v8.4s, v31.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v31.16b, v13.16b, v8.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #144] /* reload g7x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x4, #12
-	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q13, [sp, #272] /* reload g0x0.3 */
-	str q30, [sp, #160] /* spill g7x2.3 */
-	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v13.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v30.16b, v13.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v13.16b, v30.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #288] /* spill g0x2.3 */
-	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q30, [sp, #240] /* reload g0x3.2 */
-	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	ld1r {v8.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q13, [sp, #240] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v27.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v8.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v8.16b, v8.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #256] /* spill g0x2.3 */
+	tbl v0.16b, {v8.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v8.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v8.8h, v8.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v8.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v8.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v8.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v13.16b, v8.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q8, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v8.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	add x17, x4, #12
+	ld1r {v8.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v13.16b, v2.16b, v6.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v8.16b, v13.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v8.16b, v8.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q3, [sp, #240] /* spill g1x0.3 */
-	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q30, [sp, #224] /* reload g1x3.2 */
-	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	eor v8.16b, v8.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #224] /* spill g1x0.3 */
+	tbl v2.16b, {v8.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v8.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v8.8h, v8.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v8.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v8.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v8.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v13.16b, v8.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q8, [sp, #208] /* reload g1x3.2 */
+	eor v2.16b, v8.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	add x17, x4, #12
+	ld1r {v8.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v13.16b, v3.16b, v16.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v8.16b, v13.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v8.16b, v8.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q7, [sp, #224] /* spill g2x0.3 */
-	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q30, [sp, #208] /* reload g2x3.2 */
-	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	eor v8.16b, v8.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q3, [sp, #208] /* spill g2x0.3 */
+	tbl v3.16b, {v8.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v3.16b, v8.16b, v3.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v8.8h, v8.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v3.16b, v3.16b, v8.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v8.4s, v3.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v8.4s, v3.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v3.16b, v13.16b, v8.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q8, [sp, #192] /* reload g2x3.2 */
+	eor v3.16b, v8.16b, v3.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	add x17, x4, #12
+	ld1r {v8.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v13.16b, v7.16b, v18.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v8.16b, v13.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v8.16b, v8.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #208] /* spill g3x0.3 */
-	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v19.16b, v30.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v30.16b, {v19.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v19.16b, v13.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v13.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v8.16b, v8.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q7, [sp, #192] /* spill g3x0.3 */
+	tbl v7.16b, {v8.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v7.16b, v8.16b, v7.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v8.8h, v8.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v7.16b, v7.16b, v8.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v8.4s, v7.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v8.4s, v7.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v7.16b, v13.16b, v8.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v7.16b, v17.16b, v7.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	add x17, x4, #12
+	ld1r {v17.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v8.16b, v19.16b, v22.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v17.16b, v8.16b, v17.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	eor v17.16b, v17.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
+	tbl v17.16b, {v17.16b}, v29.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v8.16b, v17.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v17.16b, {v12.16b}, v17.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v8.16b, v17.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v17.16b, v8.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v17.16b, {v14.16b}, v17.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v17.16b, v17.16b, v8.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v8.16b, {v17.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v8.16b, v17.16b, v8.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v13.16b, {v17.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v13.16b, v17.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v17.8h, v17.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v17.16b, v13.16b, v17.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v13.4s, v17.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v13.4s, v17.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v17.16b, v8.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v17.16b, v21.16b, v17.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	add x17, x4, #12
+	ld1r {v21.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v8.16b, v23.16b, v26.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v8.16b, v21.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
 	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	tbl v21.16b, {v21.16b}, v29.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v8.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
 	tbl v21.16b, {v12.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v21.16b, v30.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	aese v8.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v8.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
 	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v30.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v8.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v8.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v8.16b, v21.16b, v8.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
 	eor v21.16b, v13.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
 	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v21.16b, v8.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v25.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q30, [sp, #176] /* reload g6x3.2 */
-	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	ldr q13, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v13.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v30.16b, v8.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v30.16b, v13.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
+	add x17, x4, #12
+	ld1r {v25.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q8, [sp, #64] /* reload g6x0.3 */
+	ldr q13, [sp, #96] /* reload g6x1.3 */
+	eor v8.16b, v8.16b, v13.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v25.16b, v8.16b, v25.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q8, [sp, #128] /* reload g6x2.3 */
+	eor v25.16b, v25.16b, v8.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v25.16b, {v25.16b}, v29.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v8.16b, v25.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v8.16b, v25.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v25.16b, v8.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v25.16b, v25.16b, v8.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v8.16b, {v25.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v8.16b, v25.16b, v8.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v13.16b, {v25.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v13.16b, v25.16b, v13.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v25.8h, v25.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v25.16b, v13.16b, v25.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v13.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v13.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v8.16b, v13.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	eor v25.16b, v8.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	add x17, x4, #12
+	ld1r {v8.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q13, [sp, #80] /* reload g7x0.3 */
+	eor v13.16b, v13.16b, v30.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v8.16b, v13.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v8.16b, v8.16b, v31.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v13.16b, v13.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q30, [sp, #112] /* spill g7x1.3 */
+	tbl v30.16b, {v8.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v30.16b, v8.16b, v30.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v13.16b, v8.16b, v13.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v8.8h, v8.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v30.16b, v8.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v8.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v8.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v13.16b, v8.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #176] /* reload g7x3.2 */
 	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q27, [sp, #64] /* spill g5x0.2 */
-	str q26, [sp, #112] /* spill g6x1.2 */
-	str q29, [sp, #144] /* spill g6x2.2 */
-	str q25, [sp, #176] /* spill g6x3.2 */
-	str q30, [sp, #192] /* spill g7x3.2 */
-	ldr q4, [sp, #288] /* reload g0x2.3 */
+	str q31, [sp, #144] /* spill g7x2.2 */
+	str q25, [sp, #160] /* spill g6x3.2 */
+	str q30, [sp, #176] /* spill g7x3.2 */
+	ldr q4, [sp, #256] /* reload g0x2.3 */
 	mov v25.16b, v21.16b /* g5x3.3 */
-	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #224] /* reload g2x0.3 */
-	mov v26.16b, v18.16b /* g4x1.3 */
-	mov v18.16b, v6.16b /* g2x1.3 */
-	mov v6.16b, v2.16b /* g1x1.3 */
-	ldr q2, [sp, #256] /* reload g0x1.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #208] /* reload g3x0.3 */
-	mov v30.16b, v22.16b /* g5x1.3 */
-	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v21.16b, v17.16b /* g4x3.3 */
+	mov v17.16b, v7.16b /* g3x3.3 */
+	ldr q7, [sp, #224] /* reload g1x0.3 */
+	mov v30.16b, v26.16b /* g5x1.3 */
+	mov v26.16b, v22.16b /* g4x1.3 */
+	mov v22.16b, v18.16b /* g3x1.3 */
+	mov v18.16b, v16.16b /* g2x1.3 */
 	mov v16.16b, v1.16b /* g1x2.3 */
-	mov v1.16b, v3.16b /* g1x3.3 */
-	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v1.16b, v2.16b /* g1x3.3 */
+	mov v2.16b, v27.16b /* g0x1.3 */
+	mov v27.16b, v19.16b /* g4x0.3 */
+	ldr q19, [sp, #208] /* reload g2x0.3 */
+	mov v31.16b, v23.16b /* g5x0.3 */
+	ldr q23, [sp, #192] /* reload g3x0.3 */
 	mov v8.16b, v28.16b /* g5x2.3 */
 	mov v28.16b, v24.16b /* g4x2.3 */
 	mov v24.16b, v20.16b /* g3x2.3 */
 	mov v20.16b, v5.16b /* g2x2.3 */
-	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #240] /* reload g1x0.3 */
+	mov v5.16b, v3.16b /* g2x3.3 */
+	ldr q3, [sp, #240] /* reload g0x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x4, x4, #16
 	subs x3, x3, #1
@@ -2616,27 +2659,26 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	str q0, [x2, #304] /* store outbe_19 */
 	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
 	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
-	str q3, [x2, #320] /* store outbe_20 */
+	zip1 v2.4s, v8.4s, v31.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v8.4s, v31.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	str q2, [x2, #320] /* store outbe_20 */
 	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
 	str q0, [x2, #336] /* store outbe_21 */
-	zip1 v0.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
 	rev32 v0.16b, v0.16b /* outbe_22 = rev(tro1_22) */
 	str q0, [x2, #352] /* store outbe_22 */
 	rev32 v0.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	str q0, [x2, #368] /* store outbe_23 */
-	ldr q0, [sp, #176] /* reload g6x3.2 */
-	ldr q1, [sp, #112] /* reload g6x1.2 */
+	ldr q0, [sp, #160] /* reload g6x3.2 */
+	ldr q1, [sp, #96] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #144] /* reload g6x2.2 */
-	ldr q3, [sp, #80] /* reload g6x0.2 */
+	ldr q1, [sp, #128] /* reload g6x2.2 */
+	ldr q3, [sp, #64] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -2651,12 +2693,12 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	str q1, [x2, #416] /* store outbe_26 */
 	rev32 v0.16b, v0.16b /* outbe_27 = rev(tro1_27) */
 	str q0, [x2, #432] /* store outbe_27 */
-	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #128] /* reload g7x1.2 */
+	ldr q0, [sp, #176] /* reload g7x3.2 */
+	ldr q1, [sp, #112] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #160] /* reload g7x2.2 */
-	ldr q3, [sp, #96] /* reload g7x0.2 */
+	ldr q1, [sp, #144] /* reload g7x2.2 */
+	ldr q3, [sp, #80] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -2675,7 +2717,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #304
+	add sp, sp, #272
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch)
 
@@ -2688,11 +2730,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch)
  *   x5: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 272 bytes (13 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
-	sub sp, sp, #304
+	sub sp, sp, #272
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -2829,15 +2871,14 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	zip1 v14.4s, v9.4s, v13.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	zip2 v9.4s, v9.4s, v13.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
 	ldr q13, [sp, #64] /* reload g0x3.2 */
-	str q31, [sp, #64] /* spill g5x0.2 */
-	str q11, [sp, #80] /* spill g6x0.2 */
-	str q15, [sp, #96] /* spill g7x0.2 */
-	str q10, [sp, #112] /* spill g6x1.2 */
-	str q0, [sp, #128] /* spill g7x1.2 */
-	str q12, [sp, #144] /* spill g6x2.2 */
-	str q14, [sp, #160] /* spill g7x2.2 */
-	str q29, [sp, #176] /* spill g6x3.2 */
-	str q9, [sp, #192] /* spill g7x3.2 */
+	str q11, [sp, #64] /* spill g6x0.2 */
+	str q15, [sp, #80] /* spill g7x0.2 */
+	str q10, [sp, #96] /* spill g6x1.2 */
+	str q0, [sp, #112] /* spill g7x1.2 */
+	str q12, [sp, #128] /* spill g6x2.2 */
+	str q14, [sp, #144] /* spill g7x2.2 */
+	str q29, [sp, #160] /* spill g6x3.2 */
+	str q9, [sp, #176] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
 	.p2align 4
@@ -2846,886 +2887,930 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
 	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v29.16b, v29.16b, v13.16b /* g0t = xor(g0k, g0x3) */
+	eor v0.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v13.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_inv_shift_rows
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v29.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_nibble_mask
 	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_nibble_mask] /* nibble_mask = const() */
-	and v10.16b, v29.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	and v10.16b, v0.16b, v9.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_tbl_lo
 	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_tbl_lo] /* tbl_lo = const() */
 	tbl v10.16b, {v11.16b}, v10.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_tbl_hi
 	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_tbl_hi] /* tbl_hi = const() */
-	tbl v29.16b, {v12.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v10.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v29.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v10.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v0.16b, v10.16b, v9.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_tbl_hi_1
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v10.16b, {v15.16b}, v10.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v29.16b, v29.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
+	eor v0.16b, v0.16b, v10.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_rotl24
 	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_rotl24] /* rotl24 = const() */
-	str q2, [sp, #208] /* spill g0x1.2 */
-	tbl v2.16b, {v29.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q4, [sp, #224] /* spill g0x2.2 */
+	str q2, [sp, #192] /* spill g0x1.2 */
+	tbl v2.16b, {v0.16b}, v10.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v0.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #208] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_6_rotl8
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_6_rotl8] /* rotl8 = const() */
-	str q13, [sp, #240] /* spill g0x3.2 */
-	tbl v13.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v13.16b, v29.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
-	eor v29.16b, v13.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v13.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v13.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v2.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	str q13, [sp, #224] /* spill g0x3.2 */
+	tbl v13.16b, {v0.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v0.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
+	eor v0.16b, v13.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v2.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v3.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v2.4s}, [x5] /* rkw_1 = bcast32() */
 	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
-	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v29.16b, v3.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v3.16b, {v12.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
-	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v3.16b, v29.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v29.16b, {v3.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v13.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v13.16b, v3.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
-	eor v3.16b, v13.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v13.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v13.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v3.16b, v29.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
+	eor v2.16b, v3.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
+	eor v2.16b, v2.16b, v1.16b /* g1t = xor(g1k, g1x3) */
+	tbl v2.16b, {v2.16b}, v29.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v3.16b, v2.16b, v9.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v3.16b, {v11.16b}, v3.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v3.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v2.16b, v3.16b, v9.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v2.16b, v2.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v3.16b, {v2.16b}, v10.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v3.16b, v2.16b, v3.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v13.16b, {v2.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v13.16b, v2.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
+	eor v2.16b, v13.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v13.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v13.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v2.16b, v3.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v2.16b, v7.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	ld1r {v3.4s}, [x5] /* rkw_2 = bcast32() */
 	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
-	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v29.16b, v7.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v7.16b, {v12.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v7.16b, v29.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v29.16b, {v7.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v13.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v13.16b, v7.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
-	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
-	eor v7.16b, v13.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v13.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v13.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v29.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
+	eor v3.16b, v7.16b, v3.16b /* g2k = xor(g2k_acc, rkw_2) */
+	eor v3.16b, v3.16b, v5.16b /* g2t = xor(g2k, g2x3) */
+	tbl v3.16b, {v3.16b}, v29.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v7.16b, v3.16b, v9.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v7.16b, {v11.16b}, v7.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v3.16b, {v12.16b}, v3.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v7.16b, v3.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v3.16b, v7.16b, v9.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v3.16b, v3.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v7.16b, {v3.16b}, v10.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v7.16b, v3.16b, v7.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v13.16b, {v3.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v13.16b, v3.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	rev32 v3.8h, v3.8h /* g2lr16 = rev(g2s) */
+	eor v3.16b, v13.16b, v3.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v13.4s, v3.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v13.4s, v3.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v3.16b, v7.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v3.16b, v19.16b, v3.16b /* g2x = xor(g2x0, g2l) */
+	ld1r {v7.4s}, [x5] /* rkw_3 = bcast32() */
 	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v29.16b, v19.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v19.16b, v29.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v29.16b, {v19.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v13.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v13.16b, v19.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
-	eor v19.16b, v13.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v13.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v13.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v29.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
+	eor v7.16b, v19.16b, v7.16b /* g3k = xor(g3k_acc, rkw_3) */
+	eor v7.16b, v7.16b, v17.16b /* g3t = xor(g3k, g3x3) */
+	tbl v7.16b, {v7.16b}, v29.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v19.16b, v7.16b, v9.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v19.16b, {v11.16b}, v19.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v19.16b, v7.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v7.16b, v19.16b, v9.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v7.16b, v7.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v19.16b, {v7.16b}, v10.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v19.16b, v7.16b, v19.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v13.16b, {v7.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v13.16b, v7.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v7.8h, v7.8h /* g3lr16 = rev(g3s) */
+	eor v7.16b, v13.16b, v7.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v13.4s, v7.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v13.4s, v7.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v7.16b, v19.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v7.16b, v23.16b, v7.16b /* g3x = xor(g3x0, g3l) */
+	ld1r {v19.4s}, [x5] /* rkw_4 = bcast32() */
 	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
-	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v29.16b, v23.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v23.16b, {v12.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v23.16b, v29.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v29.16b, {v23.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v13.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v13.16b, v23.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
-	eor v23.16b, v13.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v13.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v13.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v29.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
+	eor v19.16b, v23.16b, v19.16b /* g4k = xor(g4k_acc, rkw_4) */
+	eor v19.16b, v19.16b, v21.16b /* g4t = xor(g4k, g4x3) */
+	tbl v19.16b, {v19.16b}, v29.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v23.16b, v19.16b, v9.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v23.16b, {v11.16b}, v23.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v23.16b, v19.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v19.16b, v23.16b, v9.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v19.16b, v19.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v23.16b, {v19.16b}, v10.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v23.16b, v19.16b, v23.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v13.16b, v19.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v19.8h, v19.8h /* g4lr16 = rev(g4s) */
+	eor v19.16b, v13.16b, v19.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v13.4s, v19.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v13.4s, v19.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v19.16b, v23.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v19.16b, v27.16b, v19.16b /* g4x = xor(g4x0, g4l) */
+	ld1r {v23.4s}, [x5] /* rkw_5 = bcast32() */
 	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v29.16b, v27.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v27.16b, v29.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v29.16b, {v27.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v13.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v13.16b, v27.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v27.16b, v13.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v13.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v13.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v27.16b, v29.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q29, [sp, #64] /* reload g5x0.2 */
-	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	ldr q13, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g6t = xor(g6k, g6x3) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v13.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q30, [sp, #256] /* spill g5x1.2 */
-	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
-	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v29.16b, v13.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q30, [sp, #80] /* reload g6x0.2 */
-	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	ldr q13, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v13.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
-	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v30.16b, v0.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v30.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v30.16b, {v0.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v13.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v13.16b, v0.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v13.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v13.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v13.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v30.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q30, [sp, #96] /* reload g7x0.2 */
-	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v23.16b, v27.16b, v23.16b /* g5k = xor(g5k_acc, rkw_5) */
+	eor v23.16b, v23.16b, v25.16b /* g5t = xor(g5k, g5x3) */
+	tbl v23.16b, {v23.16b}, v29.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v27.16b, v23.16b, v9.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v27.16b, {v11.16b}, v27.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v27.16b, v23.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v23.16b, v27.16b, v9.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v23.16b, v23.16b, v27.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v27.16b, {v23.16b}, v10.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v27.16b, v23.16b, v27.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v13.16b, {v23.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v13.16b, v23.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v23.8h, v23.8h /* g5lr16 = rev(g5s) */
+	eor v23.16b, v13.16b, v23.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v13.4s, v23.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v13.4s, v23.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v23.16b, v27.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v23.16b, v31.16b, v23.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v27.4s}, [x5] /* rkw_6 = bcast32() */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	ldr q13, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v31.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v27.16b, v31.16b, v27.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q31, [sp, #160] /* reload g6x3.2 */
+	eor v27.16b, v27.16b, v31.16b /* g6t = xor(g6k, g6x3) */
+	tbl v27.16b, {v27.16b}, v29.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v31.16b, v27.16b, v9.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v31.16b, v27.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v27.16b, v31.16b, v9.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v27.16b, v27.16b, v31.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v31.16b, {v27.16b}, v10.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
+	eor v27.16b, v13.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v13.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v13.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v27.16b, v31.16b, v13.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q31, [sp, #64] /* reload g6x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v31.4s}, [x5] /* rkw_7 = bcast32() */
+	ldr q13, [sp, #112] /* reload g7x1.2 */
+	str q27, [sp, #64] /* spill g6x0.3 */
+	ldr q27, [sp, #144] /* reload g7x2.2 */
+	eor v13.16b, v13.16b, v27.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v31.16b, v13.16b, v31.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	eor v31.16b, v31.16b, v13.16b /* g7t = xor(g7k, g7x3) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v27.16b, v31.16b, v9.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v27.16b, {v11.16b}, v27.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v27.16b, v31.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v31.16b, v27.16b, v9.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v27.16b, v31.16b, v27.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v31.16b, {v27.16b}, v10.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v13.16b, v27.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v27.8h, v27.8h /* g7lr16 = rev(g7s) */
+	eor v27.16b, v13.16b, v27.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v13.4s, v27.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v13.4s, v27.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v27.16b, v31.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q31, [sp, #80] /* reload g7x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q13, [sp, #224] /* reload g0x2.2 */
-	str q0, [sp, #96] /* spill g7x0.3 */
-	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v13.16b, v13.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v13.16b, v13.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	eor v13.16b, v13.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v13.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v11.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v13.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v13.16b, v0.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v13.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v13.16b, {v0.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v13.16b, v0.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q2, [sp, #272] /* spill g0x0.3 */
-	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v13.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q2, [sp, #208] /* reload g0x1.2 */
-	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v13.16b, v2.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q13, [sp, #208] /* reload g0x2.2 */
+	str q27, [sp, #80] /* spill g7x0.3 */
+	ldr q27, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v27.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v31.16b, v13.16b, v31.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v31.16b, v31.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v13.16b, v31.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v31.16b, v31.16b, v13.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v27.16b, {v31.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v27.16b, v31.16b, v27.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v31.8h, v31.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v27.16b, v27.16b, v31.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v31.4s, v27.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v31.4s, v27.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v27.16b, v13.16b, v31.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q31, [sp, #192] /* reload g0x1.2 */
+	eor v27.16b, v31.16b, v27.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	add x17, x5, #4
+	ld1r {v31.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v13.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v31.16b, v13.16b, v31.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v31.16b, v31.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v13.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v2.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v13.16b, v31.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v2.16b, v2.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v13.16b, {v2.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v13.16b, v2.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q16, [sp, #208] /* spill g1x2.2 */
-	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v2.16b, v13.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v16.16b, v6.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v16.16b, {v11.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v6.16b, {v12.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v6.16b, v16.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v13.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v13.16b, v6.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v6.16b, v13.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v13.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v13.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v6.16b, v16.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v18.16b, v16.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v18.16b, {v11.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v16.16b, {v12.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v16.16b, v18.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v13.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v13.16b, v16.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v16.16b, v13.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v13.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v13.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v16.16b, v18.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v22.16b, v18.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v22.16b, {v11.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v18.16b, v22.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v13.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v13.16b, v18.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v18.16b, v13.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v13.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v13.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v18.16b, v22.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v26.16b, v22.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v26.16b, {v11.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v22.16b, v26.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v26.16b, {v22.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v13.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v13.16b, v22.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v22.16b, v13.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v13.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v13.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v26.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #256] /* reload g5x1.2 */
-	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q26, [sp, #144] /* reload g6x2.2 */
-	ldr q13, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v13.16b, v26.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v13.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v26.16b, v13.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v26.16b, v13.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v13.16b, {v26.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v13.16b, v26.16b, v13.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q29, [sp, #80] /* spill g6x0.3 */
-	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v26.16b, v13.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q29, [sp, #160] /* reload g7x2.2 */
-	ldr q13, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v13.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v30.16b, v29.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	eor v31.16b, v31.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #192] /* spill g1x2.2 */
+	tbl v16.16b, {v31.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v31.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v31.8h, v31.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v16.16b, v16.16b, v31.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v31.4s, v16.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v31.4s, v16.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v16.16b, v13.16b, v31.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v6.16b, v6.16b, v16.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	add x17, x5, #4
+	ld1r {v16.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v31.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v16.16b, v31.16b, v16.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v16.16b, v16.16b, v3.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v16.16b, {v16.16b}, v29.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v31.16b, v16.16b, v9.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v16.16b, {v12.16b}, v16.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v31.16b, v16.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v16.16b, v31.16b, v9.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v16.16b, v16.16b, v31.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v31.16b, {v16.16b}, v10.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v31.16b, v16.16b, v31.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v13.16b, {v16.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v13.16b, v16.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v16.8h, v16.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v16.16b, v13.16b, v16.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v13.4s, v16.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v13.4s, v16.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v16.16b, v31.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v16.16b, v18.16b, v16.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	add x17, x5, #4
+	ld1r {v18.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v31.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v18.16b, v31.16b, v18.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v18.16b, v18.16b, v7.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v18.16b, {v18.16b}, v29.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v31.16b, v18.16b, v9.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v31.16b, v18.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v18.16b, v31.16b, v9.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v18.16b, v18.16b, v31.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v31.16b, {v18.16b}, v10.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v31.16b, v18.16b, v31.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v13.16b, {v18.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v13.16b, v18.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v18.8h, v18.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v18.16b, v13.16b, v18.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v13.4s, v18.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v13.4s, v18.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v18.16b, v31.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v18.16b, v22.16b, v18.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	add x17, x5, #4
+	ld1r {v22.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v31.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v22.16b, v31.16b, v22.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v22.16b, v22.16b, v19.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v22.16b, {v22.16b}, v29.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v31.16b, v22.16b, v9.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v31.16b, v22.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v22.16b, v31.16b, v9.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v22.16b, v22.16b, v31.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v31.16b, {v22.16b}, v10.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v31.16b, v22.16b, v31.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v13.16b, {v22.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v13.16b, v22.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v22.8h, v22.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v22.16b, v13.16b, v22.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v13.4s, v22.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v13.4s, v22.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v22.16b, v31.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v22.16b, v26.16b, v22.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	add x17, x5, #4
+	ld1r {v26.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v31.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v26.16b, v31.16b, v26.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v26.16b, v26.16b, v23.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v26.16b, {v26.16b}, v29.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v31.16b, v26.16b, v9.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v31.16b, v26.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v26.16b, v31.16b, v9.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v26.16b, v26.16b, v31.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v31.16b, {v26.16b}, v10.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v31.16b, v26.16b, v31.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v13.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v13.16b, v26.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v26.16b, v13.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v13.4s, v26.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v13.4s, v26.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v26.16b, v31.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v26.16b, v30.16b, v26.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	add x17, x5, #4
+	ld1r {v30.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q31, [sp, #128] /* reload g6x2.2 */
+	ldr q13, [sp, #160] /* reload g6x3.2 */
+	eor v31.16b, v31.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v30.16b, v31.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q31, [sp, #64] /* reload g6x0.3 */
+	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v30.16b, {v30.16b}, v29.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v31.16b, v30.16b, v9.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v31.16b, v30.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v30.16b, v31.16b, v9.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v31.16b, {v30.16b}, v10.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v30.8h, v30.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v30.16b, v13.16b, v30.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v13.4s, v30.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v13.4s, v30.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v30.16b, v31.16b, v13.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	add x17, x5, #4
+	ld1r {v31.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q13, [sp, #144] /* reload g7x2.2 */
+	str q30, [sp, #96] /* spill g6x1.3 */
+	ldr q30, [sp, #176] /* reload g7x3.2 */
+	eor v13.16b, v13.16b, v30.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v31.16b, v13.16b, v31.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q13, [sp, #80] /* reload g7x0.3 */
+	eor v31.16b, v31.16b, v13.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v31.16b, v9.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
 	tbl v30.16b, {v11.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v29.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v31.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v31.16b, v30.16b, v9.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v30.16b, {v29.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v13.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v13.16b, v29.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v29.16b, v13.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v13.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v13.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v29.16b, v30.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v30.16b, v31.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v31.16b, {v30.16b}, v10.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v30.16b, v13.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v30.16b, v31.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q31, [sp, #112] /* reload g7x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x3.2 */
-	str q29, [sp, #128] /* spill g7x1.3 */
-	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v13.16b, v13.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v13.16b, v13.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v29.16b, v13.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v29.16b, v13.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v13.16b, v29.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v29.16b, v13.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #256] /* spill g0x1.3 */
-	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v13.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q29, [sp, #224] /* reload g0x2.2 */
-	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q13, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v31.16b, v13.16b, v31.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v31.16b, v31.16b, v27.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v31.16b, v31.16b, v13.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #240] /* spill g0x0.3 */
+	tbl v0.16b, {v31.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v31.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v31.8h, v31.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v31.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v31.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v31.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v31.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q31, [sp, #208] /* reload g0x2.2 */
+	eor v0.16b, v31.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v13.16b, v1.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v31.16b, v13.16b, v31.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v31.16b, v31.16b, v6.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v13.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q1, [sp, #224] /* spill g1x3.2 */
-	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v13.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q29, [sp, #208] /* reload g1x2.2 */
-	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v13.16b, v29.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	eor v31.16b, v31.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #208] /* spill g1x3.2 */
+	tbl v1.16b, {v31.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v31.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v31.8h, v31.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v31.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v31.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v31.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v13.16b, v31.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q31, [sp, #192] /* reload g1x2.2 */
+	eor v1.16b, v31.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v13.16b, v5.16b, v3.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v31.16b, v13.16b, v31.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v31.16b, v31.16b, v16.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v13.16b, v31.16b, v9.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v13.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v29.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v13.16b, v31.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v31.16b, v13.16b, v9.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q5, [sp, #208] /* spill g2x3.2 */
-	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v13.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v31.16b, v31.16b, v13.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v13.16b, {v31.16b}, v10.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v13.16b, v31.16b, v13.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #192] /* spill g2x3.2 */
+	tbl v5.16b, {v31.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v31.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v31.8h, v31.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v31.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v31.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v31.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v13.16b, v31.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v29.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v20.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v31.16b, v17.16b, v7.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v31.16b, v20.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v20.16b, v20.16b, v18.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v20.16b, {v20.16b}, v29.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v31.16b, v20.16b, v9.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
 	tbl v20.16b, {v12.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v20.16b, v29.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	aese v31.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v31.16b, v9.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
 	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v29.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v31.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v31.16b, {v20.16b}, v10.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v31.16b, v20.16b, v31.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v13.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v20.16b, v13.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v13.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v13.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v29.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v31.16b, v13.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v29.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v24.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v31.16b, v21.16b, v19.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v31.16b, v24.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v24.16b, v24.16b, v22.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v24.16b, {v24.16b}, v29.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v31.16b, v24.16b, v9.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
 	tbl v24.16b, {v12.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v24.16b, v29.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	aese v31.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v31.16b, v9.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
 	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v29.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v31.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v31.16b, {v24.16b}, v10.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v31.16b, v24.16b, v31.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v13.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v24.16b, v13.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v13.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v13.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v29.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v31.16b, v13.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v29.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v28.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v31.16b, v25.16b, v23.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v31.16b, v28.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v28.16b, v28.16b, v26.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v28.16b, {v28.16b}, v29.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v31.16b, v28.16b, v9.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v31.16b, {v11.16b}, v31.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
 	tbl v28.16b, {v12.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v28.16b, v29.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	aese v31.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v31.16b, v9.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
 	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v29.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v31.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v31.16b, {v28.16b}, v10.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v31.16b, v28.16b, v31.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	tbl v13.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	eor v13.16b, v28.16b, v13.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
 	eor v28.16b, v13.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
 	ushr v13.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
 	sli v13.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v28.16b, v29.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v31.16b, v13.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q29, [sp, #176] /* reload g6x3.2 */
-	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v13.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v13.16b, v13.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	eor v13.16b, v13.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v29.16b, v13.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v29.16b, {v11.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v29.16b, v13.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v13.16b, v29.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v29.16b, v13.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v13.16b, {v29.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v13.16b, v29.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v29.16b, v13.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q8, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
-	ldr q13, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v13.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v8.16b, v30.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v8.16b, {v11.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v30.16b, v8.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v30.16b, v13.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v13.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v13.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v30.16b, v8.16b, v13.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q8, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	ldr q13, [sp, #64] /* reload g6x0.3 */
+	eor v8.16b, v8.16b, v13.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v31.16b, v8.16b, v31.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q8, [sp, #96] /* reload g6x1.3 */
+	eor v31.16b, v31.16b, v8.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v8.16b, v31.16b, v9.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v8.16b, v31.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v31.16b, v8.16b, v9.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v31.16b, v31.16b, v8.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v8.16b, {v31.16b}, v10.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v8.16b, v31.16b, v8.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v13.16b, {v31.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v13.16b, v31.16b, v13.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v31.8h, v31.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v31.16b, v13.16b, v31.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v13.4s, v31.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v13.4s, v31.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v31.16b, v8.16b, v13.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	add x17, x5, #8
+	ld1r {v8.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	str q31, [sp, #128] /* spill g6x2.3 */
+	ldr q31, [sp, #80] /* reload g7x0.3 */
+	eor v13.16b, v13.16b, v31.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v8.16b, v13.16b, v8.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v8.16b, v8.16b, v30.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v13.16b, v8.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v31.16b, {v8.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v31.16b, v8.16b, v31.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v8.8h, v8.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v31.16b, v31.16b, v8.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v8.4s, v31.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v8.4s, v31.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v31.16b, v13.16b, v8.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #144] /* reload g7x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
-	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q13, [sp, #272] /* reload g0x0.3 */
-	str q30, [sp, #160] /* spill g7x2.3 */
-	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v13.16b, v13.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v13.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v13.16b, {v13.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v30.16b, v13.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v13.16b, {v12.16b}, v13.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v30.16b, v13.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v13.16b, v30.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v13.16b, {v14.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v30.16b, v13.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #288] /* spill g0x2.3 */
-	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v13.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q30, [sp, #240] /* reload g0x3.2 */
-	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	ld1r {v8.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q13, [sp, #240] /* reload g0x0.3 */
+	eor v13.16b, v13.16b, v27.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v8.16b, v13.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v8.16b, v8.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #256] /* spill g0x2.3 */
+	tbl v0.16b, {v8.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v8.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v8.8h, v8.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v8.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v8.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v8.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v13.16b, v8.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q8, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v8.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v13.16b, v2.16b, v6.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v8.16b, v13.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v8.16b, v8.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q3, [sp, #240] /* spill g1x0.3 */
-	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v3.16b, v13.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q30, [sp, #224] /* reload g1x3.2 */
-	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	eor v8.16b, v8.16b, v13.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #224] /* spill g1x0.3 */
+	tbl v2.16b, {v8.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v8.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v8.8h, v8.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v8.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v8.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v8.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v13.16b, v8.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q8, [sp, #208] /* reload g1x3.2 */
+	eor v2.16b, v8.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v13.16b, v3.16b, v16.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v8.16b, v13.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v8.16b, v8.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q7, [sp, #224] /* spill g2x0.3 */
-	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v7.16b, v13.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q30, [sp, #208] /* reload g2x3.2 */
-	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	eor v8.16b, v8.16b, v13.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q3, [sp, #208] /* spill g2x0.3 */
+	tbl v3.16b, {v8.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v3.16b, v8.16b, v3.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v8.8h, v8.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v3.16b, v3.16b, v8.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v8.4s, v3.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v8.4s, v3.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v3.16b, v13.16b, v8.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q8, [sp, #192] /* reload g2x3.2 */
+	eor v3.16b, v8.16b, v3.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v13.16b, v7.16b, v18.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v8.16b, v13.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v8.16b, v8.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
 	tbl v13.16b, {v11.16b}, v13.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	tbl v13.16b, {v15.16b}, v13.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #208] /* spill g3x0.3 */
-	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v13.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v30.16b, v19.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v19.16b, v30.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v30.16b, {v19.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v13.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v13.16b, v19.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v19.16b, v13.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v13.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v13.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v19.16b, v30.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v8.16b, v8.16b, v13.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v13.16b, v8.16b, v13.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q7, [sp, #192] /* spill g3x0.3 */
+	tbl v7.16b, {v8.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v7.16b, v8.16b, v7.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v8.8h, v8.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v7.16b, v7.16b, v8.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v8.4s, v7.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v8.4s, v7.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v7.16b, v13.16b, v8.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v7.16b, v17.16b, v7.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	add x17, x5, #12
+	ld1r {v17.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v8.16b, v19.16b, v22.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v17.16b, v8.16b, v17.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	eor v17.16b, v17.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
+	tbl v17.16b, {v17.16b}, v29.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v8.16b, v17.16b, v9.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v17.16b, {v12.16b}, v17.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v8.16b, v17.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v17.16b, v8.16b, v9.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v17.16b, {v14.16b}, v17.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v17.16b, v17.16b, v8.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v8.16b, {v17.16b}, v10.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v8.16b, v17.16b, v8.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v13.16b, {v17.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v13.16b, v17.16b, v13.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v17.8h, v17.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v17.16b, v13.16b, v17.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v13.4s, v17.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v13.4s, v17.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v17.16b, v8.16b, v13.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v17.16b, v21.16b, v17.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	add x17, x5, #12
+	ld1r {v21.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v8.16b, v23.16b, v26.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v8.16b, v21.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
 	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v30.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	tbl v21.16b, {v21.16b}, v29.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v8.16b, v21.16b, v9.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
 	tbl v21.16b, {v12.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v21.16b, v30.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	aese v8.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v8.16b, v9.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
 	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v30.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v8.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v8.16b, {v21.16b}, v10.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v8.16b, v21.16b, v8.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v13.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v13.16b, v21.16b, v13.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
 	eor v21.16b, v13.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
 	ushr v13.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v13.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v21.16b, v30.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v21.16b, v8.16b, v13.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v13.16b, v30.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v13.16b, {v11.16b}, v13.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v13.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v30.16b, v13.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v13.16b, {v15.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v30.16b, v30.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v13.16b, {v30.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v13.16b, v30.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v25.16b, v13.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q30, [sp, #176] /* reload g6x3.2 */
-	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	ldr q13, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v13.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v8.16b, v30.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v8.16b, {v11.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v30.16b, v8.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v30.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v13.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v13.16b, v30.16b, v13.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v30.16b, v13.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v13.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v13.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v30.16b, v8.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
+	add x17, x5, #12
+	ld1r {v25.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q8, [sp, #64] /* reload g6x0.3 */
+	ldr q13, [sp, #96] /* reload g6x1.3 */
+	eor v8.16b, v8.16b, v13.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v25.16b, v8.16b, v25.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q8, [sp, #128] /* reload g6x2.3 */
+	eor v25.16b, v25.16b, v8.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v25.16b, {v25.16b}, v29.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v8.16b, v25.16b, v9.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v8.16b, v25.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v25.16b, v8.16b, v9.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v25.16b, v25.16b, v8.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v8.16b, {v25.16b}, v10.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v8.16b, v25.16b, v8.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v13.16b, {v25.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v13.16b, v25.16b, v13.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v25.8h, v25.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v25.16b, v13.16b, v25.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v13.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v13.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v8.16b, v13.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	eor v25.16b, v8.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q13, [sp, #80] /* reload g7x0.3 */
+	eor v13.16b, v13.16b, v30.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v8.16b, v13.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v8.16b, v8.16b, v31.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v13.16b, v8.16b, v9.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v13.16b, v8.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v8.16b, v13.16b, v9.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v13.16b, v13.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v8.16b, v8.16b, v13.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v13.16b, {v8.16b}, v10.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q30, [sp, #112] /* spill g7x1.3 */
+	tbl v30.16b, {v8.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v30.16b, v8.16b, v30.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v13.16b, v8.16b, v13.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v8.8h, v8.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v30.16b, v8.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v8.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v8.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v13.16b, v8.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #176] /* reload g7x3.2 */
 	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q27, [sp, #64] /* spill g5x0.2 */
-	str q26, [sp, #112] /* spill g6x1.2 */
-	str q29, [sp, #144] /* spill g6x2.2 */
-	str q25, [sp, #176] /* spill g6x3.2 */
-	str q30, [sp, #192] /* spill g7x3.2 */
-	ldr q4, [sp, #288] /* reload g0x2.3 */
+	str q31, [sp, #144] /* spill g7x2.2 */
+	str q25, [sp, #160] /* spill g6x3.2 */
+	str q30, [sp, #176] /* spill g7x3.2 */
+	ldr q4, [sp, #256] /* reload g0x2.3 */
 	mov v25.16b, v21.16b /* g5x3.3 */
-	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #224] /* reload g2x0.3 */
-	mov v26.16b, v18.16b /* g4x1.3 */
-	mov v18.16b, v6.16b /* g2x1.3 */
-	mov v6.16b, v2.16b /* g1x1.3 */
-	ldr q2, [sp, #256] /* reload g0x1.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #208] /* reload g3x0.3 */
-	mov v30.16b, v22.16b /* g5x1.3 */
-	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v21.16b, v17.16b /* g4x3.3 */
+	mov v17.16b, v7.16b /* g3x3.3 */
+	ldr q7, [sp, #224] /* reload g1x0.3 */
+	mov v30.16b, v26.16b /* g5x1.3 */
+	mov v26.16b, v22.16b /* g4x1.3 */
+	mov v22.16b, v18.16b /* g3x1.3 */
+	mov v18.16b, v16.16b /* g2x1.3 */
 	mov v16.16b, v1.16b /* g1x2.3 */
-	mov v1.16b, v3.16b /* g1x3.3 */
-	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v1.16b, v2.16b /* g1x3.3 */
+	mov v2.16b, v27.16b /* g0x1.3 */
+	mov v27.16b, v19.16b /* g4x0.3 */
+	ldr q19, [sp, #208] /* reload g2x0.3 */
+	mov v31.16b, v23.16b /* g5x0.3 */
+	ldr q23, [sp, #192] /* reload g3x0.3 */
 	mov v8.16b, v28.16b /* g5x2.3 */
 	mov v28.16b, v24.16b /* g4x2.3 */
 	mov v24.16b, v20.16b /* g3x2.3 */
 	mov v20.16b, v5.16b /* g2x2.3 */
-	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #240] /* reload g1x0.3 */
+	mov v5.16b, v3.16b /* g2x3.3 */
+	ldr q3, [sp, #240] /* reload g0x0.3 */
 	mov v13.16b, v0.16b /* g0x3.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
@@ -3854,35 +3939,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	str q0, [x2, #304] /* store ct_19 */
 	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
 	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	zip1 v2.4s, v8.4s, v31.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v8.4s, v31.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
 	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v3.16b, v4.16b /* outbe_22 = rev(tro1_22) */
 	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	ldr q4, [x3, #320] /* msg_20 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
-	str q3, [x2, #320] /* store ct_20 */
-	ldr q3, [x3, #336] /* msg_21 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	eor v2.16b, v2.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q2, [x2, #320] /* store ct_20 */
+	ldr q2, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_21 = xor(outbe_21, msg_21) */
 	str q0, [x2, #336] /* store ct_21 */
 	ldr q0, [x3, #352] /* msg_22 = load() */
-	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	eor v0.16b, v3.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
 	str q0, [x2, #352] /* store ct_22 */
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #176] /* reload g6x3.2 */
-	ldr q1, [sp, #112] /* reload g6x1.2 */
+	ldr q0, [sp, #160] /* reload g6x3.2 */
+	ldr q1, [sp, #96] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #144] /* reload g6x2.2 */
-	ldr q3, [sp, #80] /* reload g6x0.2 */
+	ldr q1, [sp, #128] /* reload g6x2.2 */
+	ldr q3, [sp, #64] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -3905,12 +3989,12 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #128] /* reload g7x1.2 */
+	ldr q0, [sp, #176] /* reload g7x3.2 */
+	ldr q1, [sp, #112] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #160] /* reload g7x2.2 */
-	ldr q3, [sp, #96] /* reload g7x0.2 */
+	ldr q1, [sp, #144] /* reload g7x2.2 */
+	ldr q3, [sp, #80] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -3937,7 +4021,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xor)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #304
+	add sp, sp, #272
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
 
@@ -3950,11 +4034,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xor)
  *   x5: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 272 bytes (13 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
-	sub sp, sp, #304
+	sub sp, sp, #272
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -4385,15 +4469,14 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q6, [sp, #160] /* reload g0x3.2 */
 	ldr q7, [sp, #112] /* reload g1x3.2 */
 	ldr q14, [sp, #64] /* reload g6x3.2 */
-	str q10, [sp, #64] /* spill g5x0.2 */
-	str q12, [sp, #112] /* spill g6x0.2 */
-	str q4, [sp, #160] /* spill g7x0.2 */
-	str q8, [sp, #80] /* spill g6x1.2 */
-	str q1, [sp, #96] /* spill g7x1.2 */
-	str q13, [sp, #128] /* spill g6x2.2 */
-	str q3, [sp, #144] /* spill g7x2.2 */
-	str q14, [sp, #176] /* spill g6x3.2 */
-	str q0, [sp, #192] /* spill g7x3.2 */
+	str q12, [sp, #64] /* spill g6x0.2 */
+	str q4, [sp, #112] /* spill g7x0.2 */
+	str q8, [sp, #160] /* spill g6x1.2 */
+	str q1, [sp, #80] /* spill g7x1.2 */
+	str q13, [sp, #96] /* spill g6x2.2 */
+	str q3, [sp, #128] /* spill g7x2.2 */
+	str q14, [sp, #144] /* spill g6x3.2 */
+	str q0, [sp, #176] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
 	.p2align 4
@@ -4402,63 +4485,64 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
 	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v1.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0k, g0x3) */
+	eor v0.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v6.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_inv_shift_rows
-	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v1.16b, {v1.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v1.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_nibble_mask
-	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_nibble_mask] /* nibble_mask = const() */
-	and v8.16b, v1.16b, v4.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_nibble_mask] /* nibble_mask = const() */
+	and v4.16b, v0.16b, v3.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_tbl_lo
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_tbl_lo] /* tbl_lo = const() */
-	tbl v8.16b, {v10.16b}, v8.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_tbl_lo] /* tbl_lo = const() */
+	tbl v4.16b, {v8.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_tbl_hi
 	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_tbl_hi] /* tbl_hi = const() */
-	tbl v1.16b, {v12.16b}, v1.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v8.16b, v1.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v1.16b, v8.16b, v4.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v4.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v0.16b, v4.16b, v3.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_tbl_lo_1
 	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v1.16b, {v13.16b}, v1.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v0.16b, {v13.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_tbl_hi_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v8.16b, {v14.16b}, v8.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v1.16b, v1.16b, v8.16b /* g0s = xor(g0s_l, g0s_h) */
+	tbl v4.16b, {v14.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v0.16b, v0.16b, v4.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_rotl24
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_rotl24] /* rotl24 = const() */
-	str q5, [sp, #208] /* spill g0x1.2 */
-	tbl v5.16b, {v1.16b}, v8.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v5.16b, v1.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q6, [sp, #224] /* spill g0x3.2 */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_rotl24] /* rotl24 = const() */
+	str q5, [sp, #192] /* spill g0x1.2 */
+	tbl v5.16b, {v0.16b}, v4.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v5.16b, v0.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q6, [sp, #208] /* spill g0x3.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_7_rotl8
 	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_7_rotl8] /* rotl8 = const() */
-	str q15, [sp, #240] /* spill g0x2.2 */
-	tbl v15.16b, {v1.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v15.16b, v1.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v1.8h, v1.8h /* g0lr16 = rev(g0s) */
-	eor v1.16b, v15.16b, v1.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v15.4s, v1.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v15.4s, v1.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v1.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v1.16b, v2.16b, v1.16b /* g0x = xor(g0x0, g0l) */
-	eor v2.16b, v17.16b, v19.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v2.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	str q15, [sp, #224] /* spill g0x2.2 */
+	tbl v15.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v15.16b, v0.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
+	eor v0.16b, v15.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v15.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v15.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v2.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v2.4s}, [x5] /* rkw_1 = bcast32() */
+	eor v5.16b, v17.16b, v19.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v2.16b, v5.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
 	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
-	tbl v2.16b, {v2.16b}, v3.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v5.16b, v2.16b, v4.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	tbl v2.16b, {v2.16b}, v1.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v5.16b, v2.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v5.16b, {v10.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v5.16b, {v8.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
 	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
 	aese v5.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v2.16b, v5.16b, v4.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	and v2.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
 	tbl v2.16b, {v13.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	tbl v5.16b, {v14.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	eor v2.16b, v2.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v5.16b, {v2.16b}, v8.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	tbl v5.16b, {v2.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
 	eor v5.16b, v2.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
 	tbl v15.16b, {v2.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
 	eor v15.16b, v2.16b, v15.16b /* g1lg_acc = xor(g1s, g1lr8) */
@@ -4468,21 +4552,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v2.16b, v18.16b, v2.16b /* g1x = xor(g1x0, g1l) */
-	eor v5.16b, v21.16b, v23.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v5.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	ld1r {v5.4s}, [x5] /* rkw_2 = bcast32() */
+	eor v18.16b, v21.16b, v23.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v18.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
 	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2k, g2x3) */
-	tbl v5.16b, {v5.16b}, v3.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v18.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	tbl v5.16b, {v5.16b}, v1.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v18.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v18.16b, {v10.16b}, v18.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v18.16b, {v8.16b}, v18.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
 	tbl v5.16b, {v12.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
 	aese v18.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v5.16b, v18.16b, v4.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	and v5.16b, v18.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
 	tbl v5.16b, {v13.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	tbl v18.16b, {v14.16b}, v18.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
 	eor v5.16b, v5.16b, v18.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v18.16b, {v5.16b}, v8.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	tbl v18.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
 	eor v18.16b, v5.16b, v18.16b /* g2l_acc = xor(g2s, g2lr24) */
 	tbl v15.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v15.16b, v5.16b, v15.16b /* g2lg_acc = xor(g2s, g2lr8) */
@@ -4492,21 +4577,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v5.16b, v18.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v5.16b, v22.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	eor v18.16b, v25.16b, v27.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v18.16b, v18.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	ld1r {v18.4s}, [x5] /* rkw_3 = bcast32() */
+	eor v22.16b, v25.16b, v27.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v18.16b, v22.16b, v18.16b /* g3k = xor(g3k_acc, rkw_3) */
 	eor v18.16b, v18.16b, v20.16b /* g3t = xor(g3k, g3x3) */
-	tbl v18.16b, {v18.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v22.16b, v18.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	tbl v18.16b, {v18.16b}, v1.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v22.16b, v18.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v22.16b, {v10.16b}, v22.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v22.16b, {v8.16b}, v22.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
 	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
 	aese v22.16b, v18.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v18.16b, v22.16b, v4.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	and v18.16b, v22.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
 	tbl v18.16b, {v13.16b}, v18.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
 	tbl v22.16b, {v14.16b}, v22.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
 	eor v18.16b, v18.16b, v22.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v22.16b, {v18.16b}, v8.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	tbl v22.16b, {v18.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
 	eor v22.16b, v18.16b, v22.16b /* g3l_acc = xor(g3s, g3lr24) */
 	tbl v15.16b, {v18.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v15.16b, v18.16b, v15.16b /* g3lg_acc = xor(g3s, g3lr8) */
@@ -4516,21 +4602,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	sli v15.4s, v18.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v18.16b, v22.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v18.16b, v26.16b, v18.16b /* g3x = xor(g3x0, g3l) */
-	eor v22.16b, v29.16b, v31.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v22.16b, v22.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	ld1r {v22.4s}, [x5] /* rkw_4 = bcast32() */
+	eor v26.16b, v29.16b, v31.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v22.16b, v26.16b, v22.16b /* g4k = xor(g4k_acc, rkw_4) */
 	eor v22.16b, v22.16b, v24.16b /* g4t = xor(g4k, g4x3) */
-	tbl v22.16b, {v22.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v26.16b, v22.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	tbl v22.16b, {v22.16b}, v1.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v26.16b, v22.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v26.16b, {v10.16b}, v26.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v26.16b, {v8.16b}, v26.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
 	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
 	aese v26.16b, v22.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v22.16b, v26.16b, v4.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	and v22.16b, v26.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
 	tbl v22.16b, {v13.16b}, v22.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
 	tbl v26.16b, {v14.16b}, v26.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	eor v22.16b, v22.16b, v26.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v26.16b, {v22.16b}, v8.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	tbl v26.16b, {v22.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
 	eor v26.16b, v22.16b, v26.16b /* g4l_acc = xor(g4s, g4lr24) */
 	tbl v15.16b, {v22.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v15.16b, v22.16b, v15.16b /* g4lg_acc = xor(g4s, g4lr8) */
@@ -4540,21 +4627,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	sli v15.4s, v22.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v22.16b, v26.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v22.16b, v30.16b, v22.16b /* g4x = xor(g4x0, g4l) */
-	eor v26.16b, v9.16b, v11.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v26.16b, v26.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	ld1r {v26.4s}, [x5] /* rkw_5 = bcast32() */
+	eor v30.16b, v9.16b, v11.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v26.16b, v30.16b, v26.16b /* g5k = xor(g5k_acc, rkw_5) */
 	eor v26.16b, v26.16b, v28.16b /* g5t = xor(g5k, g5x3) */
-	tbl v26.16b, {v26.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v30.16b, v26.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	tbl v26.16b, {v26.16b}, v1.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v30.16b, v26.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
 	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
 	aese v30.16b, v26.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v26.16b, v30.16b, v4.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	and v26.16b, v30.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
 	tbl v26.16b, {v13.16b}, v26.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
 	tbl v30.16b, {v14.16b}, v30.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
 	eor v26.16b, v26.16b, v30.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v30.16b, {v26.16b}, v8.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	tbl v30.16b, {v26.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
 	eor v30.16b, v26.16b, v30.16b /* g5l_acc = xor(g5s, g5lr24) */
 	tbl v15.16b, {v26.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
 	eor v15.16b, v26.16b, v15.16b /* g5lg_acc = xor(g5s, g5lr8) */
@@ -4563,727 +4651,765 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ushr v15.4s, v26.4s, #30 /* g5lr2_r = shr(g5lg) */
 	sli v15.4s, v26.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
 	eor v26.16b, v30.16b, v15.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q30, [sp, #64] /* reload g5x0.2 */
-	eor v26.16b, v30.16b, v26.16b /* g5x = xor(g5x0, g5l) */
-	ldr q30, [sp, #80] /* reload g6x1.2 */
-	ldr q15, [sp, #128] /* reload g6x2.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v30.16b, v30.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
-	ldr q15, [sp, #176] /* reload g6x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6t = xor(g6k, g6x3) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v15.16b, v30.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	eor v26.16b, v10.16b, v26.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v30.4s}, [x5] /* rkw_6 = bcast32() */
+	ldr q10, [sp, #160] /* reload g6x1.2 */
+	ldr q15, [sp, #96] /* reload g6x2.2 */
+	eor v10.16b, v10.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v30.16b, v10.16b, v30.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q10, [sp, #144] /* reload g6x3.2 */
+	eor v30.16b, v30.16b, v10.16b /* g6t = xor(g6k, g6x3) */
+	tbl v30.16b, {v30.16b}, v1.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v10.16b, v30.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
 	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v15.16b, v30.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v30.16b, v15.16b, v4.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	aese v10.16b, v30.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v30.16b, v10.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
 	tbl v30.16b, {v13.16b}, v30.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v30.16b, v30.16b, v15.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v15.16b, {v30.16b}, v8.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v15.16b, v30.16b, v15.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q9, [sp, #256] /* spill g5x1.2 */
-	tbl v9.16b, {v30.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v9.16b, v30.16b, v9.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v30.16b, v30.16b, v10.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v10.16b, {v30.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v10.16b, v30.16b, v10.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v15.16b, {v30.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v15.16b, v30.16b, v15.16b /* g6lg_acc = xor(g6s, g6lr8) */
 	rev32 v30.8h, v30.8h /* g6lr16 = rev(g6s) */
-	eor v30.16b, v9.16b, v30.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v9.4s, v30.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v9.4s, v30.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v30.16b, v15.16b, v9.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q9, [sp, #112] /* reload g6x0.2 */
-	eor v30.16b, v9.16b, v30.16b /* g6x = xor(g6x0, g6l) */
-	ldr q9, [sp, #96] /* reload g7x1.2 */
-	ldr q15, [sp, #144] /* reload g7x2.2 */
-	eor v9.16b, v9.16b, v15.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v9.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
-	ldr q9, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v9.16b /* g7t = xor(g7k, g7x3) */
-	tbl v0.16b, {v0.16b}, v3.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v9.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v9.16b, {v10.16b}, v9.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v12.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v9.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v9.16b, v4.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v13.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v9.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v9.16b, {v0.16b}, v8.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v9.16b, v0.16b, v9.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v15.16b, {v0.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v15.16b, v0.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v15.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v9.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q9, [sp, #160] /* reload g7x0.2 */
-	eor v0.16b, v9.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v30.16b, v15.16b, v30.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v15.4s, v30.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v15.4s, v30.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v30.16b, v10.16b, v15.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q10, [sp, #64] /* reload g6x0.2 */
+	eor v30.16b, v10.16b, v30.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v10.4s}, [x5] /* rkw_7 = bcast32() */
+	ldr q15, [sp, #80] /* reload g7x1.2 */
+	str q30, [sp, #64] /* spill g6x0.3 */
+	ldr q30, [sp, #128] /* reload g7x2.2 */
+	eor v15.16b, v15.16b, v30.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v10.16b, v15.16b, v10.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q15, [sp, #176] /* reload g7x3.2 */
+	eor v10.16b, v10.16b, v15.16b /* g7t = xor(g7k, g7x3) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v30.16b, v10.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v30.16b, v10.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v10.16b, v30.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v10.16b, {v30.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v10.16b, v30.16b, v10.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v15.16b, {v30.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v15.16b, v30.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v30.8h, v30.8h /* g7lr16 = rev(g7s) */
+	eor v30.16b, v15.16b, v30.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v15.4s, v30.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v15.4s, v30.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v30.16b, v10.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q10, [sp, #112] /* reload g7x0.2 */
+	eor v30.16b, v10.16b, v30.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v9.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q15, [sp, #240] /* reload g0x2.2 */
-	str q0, [sp, #160] /* spill g7x0.3 */
-	ldr q0, [sp, #224] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v15.16b, v15.16b, v9.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v15.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v10.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v15.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v15.16b, v0.16b, v4.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v0.16b}, v8.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v15.16b, v0.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q1, [sp, #272] /* spill g0x0.3 */
-	tbl v1.16b, {v0.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v1.16b, v0.16b, v1.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v0.16b, v1.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v1.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v1.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v15.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q1, [sp, #208] /* reload g0x1.2 */
-	eor v0.16b, v1.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v1.16b, v19.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v1.16b, v1.16b, v9.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v1.16b, {v1.16b}, v3.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v15.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v1.16b, {v12.16b}, v1.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v15.16b, v1.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v1.16b, v15.16b, v4.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ld1r {v10.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q15, [sp, #224] /* reload g0x2.2 */
+	str q30, [sp, #112] /* spill g7x0.3 */
+	ldr q30, [sp, #208] /* reload g0x3.2 */
+	eor v15.16b, v15.16b, v30.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v10.16b, v15.16b, v10.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v10.16b, v10.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v15.16b, v10.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v15.16b, v10.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v10.16b, v15.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v10.16b, v10.16b, v15.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v15.16b, {v10.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v15.16b, v10.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v30.16b, {v10.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v30.16b, v10.16b, v30.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v10.8h, v10.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v30.16b, v30.16b, v10.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v10.4s, v30.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v10.4s, v30.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v30.16b, v15.16b, v10.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q10, [sp, #192] /* reload g0x1.2 */
+	eor v30.16b, v10.16b, v30.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	add x17, x5, #4
+	ld1r {v10.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v15.16b, v19.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v10.16b, v15.16b, v10.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v10.16b, v10.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v15.16b, v10.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v15.16b, v10.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v10.16b, v15.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v1.16b, {v13.16b}, v1.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v1.16b, v1.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v15.16b, {v1.16b}, v8.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v15.16b, v1.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q19, [sp, #208] /* spill g1x2.2 */
-	tbl v19.16b, {v1.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v19.16b, v1.16b, v19.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v1.8h, v1.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v1.16b, v19.16b, v1.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v19.4s, v1.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v19.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v1.16b, v15.16b, v19.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v1.16b, v17.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v17.16b, v23.16b, v16.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v17.16b, v17.16b, v9.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	eor v17.16b, v17.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v17.16b, {v17.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v19.16b, v17.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v19.16b, {v10.16b}, v19.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v17.16b, {v12.16b}, v17.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v19.16b, v17.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v17.16b, v19.16b, v4.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v17.16b, {v13.16b}, v17.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v17.16b, v17.16b, v19.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v19.16b, {v17.16b}, v8.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v19.16b, v17.16b, v19.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v15.16b, {v17.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v15.16b, v17.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v17.8h, v17.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v17.16b, v15.16b, v17.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v17.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v17.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v17.16b, v19.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v17.16b, v21.16b, v17.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v19.16b, v27.16b, v20.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v19.16b, v19.16b, v9.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	eor v19.16b, v19.16b, v18.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v19.16b, {v19.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v21.16b, v19.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v21.16b, {v10.16b}, v21.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v21.16b, v19.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v19.16b, v21.16b, v4.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v19.16b, {v13.16b}, v19.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v21.16b, {v14.16b}, v21.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v19.16b, v19.16b, v21.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v21.16b, {v19.16b}, v8.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v21.16b, v19.16b, v21.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v15.16b, {v19.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v15.16b, v19.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v19.8h, v19.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v19.16b, v15.16b, v19.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v19.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v19.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v19.16b, v21.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v19.16b, v25.16b, v19.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v21.16b, v31.16b, v24.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v21.16b, v21.16b, v9.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	eor v21.16b, v21.16b, v22.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v21.16b, {v21.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v25.16b, v21.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v25.16b, {v10.16b}, v25.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v21.16b, {v12.16b}, v21.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v25.16b, v21.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v21.16b, v25.16b, v4.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v21.16b, {v13.16b}, v21.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v25.16b, {v14.16b}, v25.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v21.16b, v21.16b, v25.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v25.16b, {v21.16b}, v8.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v25.16b, v21.16b, v25.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v15.16b, {v21.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v15.16b, v21.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v21.8h, v21.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v21.16b, v15.16b, v21.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v21.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v21.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v21.16b, v25.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v21.16b, v29.16b, v21.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v25.16b, v11.16b, v28.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v25.16b, v25.16b, v9.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	eor v25.16b, v25.16b, v26.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v25.16b, {v25.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v29.16b, v25.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v29.16b, {v10.16b}, v29.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v29.16b, v25.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v25.16b, v29.16b, v4.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v25.16b, {v13.16b}, v25.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v25.16b, v25.16b, v29.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v29.16b, {v25.16b}, v8.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v29.16b, v25.16b, v29.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v15.16b, {v25.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v15.16b, v25.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v25.8h, v25.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v25.16b, v15.16b, v25.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v15.4s, v25.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v15.4s, v25.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v25.16b, v29.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q29, [sp, #256] /* reload g5x1.2 */
-	eor v25.16b, v29.16b, v25.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q29, [sp, #128] /* reload g6x2.2 */
-	ldr q15, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v29.16b, v29.16b, v9.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	eor v29.16b, v29.16b, v30.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v29.16b, {v29.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v15.16b, v29.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v15.16b, v29.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v29.16b, v15.16b, v4.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v29.16b, v29.16b, v15.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v15.16b, {v29.16b}, v8.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v15.16b, v29.16b, v15.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q30, [sp, #112] /* spill g6x0.3 */
-	tbl v30.16b, {v29.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v29.8h, v29.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v29.16b, v30.16b, v29.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v30.4s, v29.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v30.4s, v29.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v29.16b, v15.16b, v30.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q30, [sp, #80] /* reload g6x1.2 */
-	eor v29.16b, v30.16b, v29.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q30, [sp, #144] /* reload g7x2.2 */
-	ldr q15, [sp, #192] /* reload g7x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v30.16b, v30.16b, v9.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	ldr q9, [sp, #160] /* reload g7x0.3 */
-	eor v30.16b, v30.16b, v9.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v9.16b, v30.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
-	tbl v9.16b, {v10.16b}, v9.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v9.16b, v30.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v30.16b, v9.16b, v4.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	eor v10.16b, v10.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v15.16b, {v10.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v15.16b, v10.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q19, [sp, #192] /* spill g1x2.2 */
+	tbl v19.16b, {v10.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v19.16b, v10.16b, v19.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v10.8h, v10.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v19.16b, v19.16b, v10.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v10.4s, v19.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v10.4s, v19.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v19.16b, v15.16b, v10.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v17.16b, v17.16b, v19.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	add x17, x5, #4
+	ld1r {v19.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v10.16b, v23.16b, v16.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v19.16b, v10.16b, v19.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v19.16b, v19.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v19.16b, {v19.16b}, v1.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v10.16b, v19.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v10.16b, v19.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v19.16b, v10.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v19.16b, v19.16b, v10.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v10.16b, {v19.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v10.16b, v19.16b, v10.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v15.16b, {v19.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v15.16b, v19.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v19.8h, v19.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v19.16b, v15.16b, v19.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v15.4s, v19.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v15.4s, v19.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v19.16b, v10.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v19.16b, v21.16b, v19.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	add x17, x5, #4
+	ld1r {v21.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v10.16b, v27.16b, v20.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v21.16b, v10.16b, v21.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v21.16b, v21.16b, v18.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v21.16b, {v21.16b}, v1.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v10.16b, v21.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v10.16b, v21.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v21.16b, v10.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v21.16b, {v13.16b}, v21.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v21.16b, v21.16b, v10.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v10.16b, {v21.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v10.16b, v21.16b, v10.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v15.16b, {v21.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v15.16b, v21.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v21.8h, v21.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v21.16b, v15.16b, v21.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v15.4s, v21.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v15.4s, v21.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v21.16b, v10.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v21.16b, v25.16b, v21.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	add x17, x5, #4
+	ld1r {v25.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v10.16b, v31.16b, v24.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v25.16b, v10.16b, v25.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v25.16b, v25.16b, v22.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v25.16b, {v25.16b}, v1.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v10.16b, v25.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v10.16b, v25.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v25.16b, v10.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v25.16b, {v13.16b}, v25.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v25.16b, v25.16b, v10.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v10.16b, {v25.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v10.16b, v25.16b, v10.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v15.16b, {v25.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v15.16b, v25.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v25.8h, v25.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v25.16b, v15.16b, v25.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v15.4s, v25.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v15.4s, v25.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v25.16b, v10.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v25.16b, v29.16b, v25.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	add x17, x5, #4
+	ld1r {v29.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v10.16b, v11.16b, v28.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v29.16b, v10.16b, v29.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v29.16b, v29.16b, v26.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v29.16b, {v29.16b}, v1.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v10.16b, v29.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v10.16b, v29.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v29.16b, v10.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v29.16b, v29.16b, v10.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v10.16b, {v29.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v10.16b, v29.16b, v10.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v15.16b, {v29.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v15.16b, v29.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v29.8h, v29.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v29.16b, v15.16b, v29.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v15.4s, v29.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v15.4s, v29.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v29.16b, v10.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v29.16b, v9.16b, v29.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	add x17, x5, #4
+	ld1r {v9.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q10, [sp, #96] /* reload g6x2.2 */
+	ldr q15, [sp, #144] /* reload g6x3.2 */
+	eor v10.16b, v10.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v9.16b, v10.16b, v9.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q10, [sp, #64] /* reload g6x0.3 */
+	eor v9.16b, v9.16b, v10.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v9.16b, {v9.16b}, v1.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v10.16b, v9.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v10.16b, v9.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v9.16b, v10.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v10.16b, {v9.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v10.16b, v9.16b, v10.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v15.16b, {v9.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v15.16b, v9.16b, v15.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v9.8h, v9.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v9.16b, v15.16b, v9.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v15.4s, v9.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v15.4s, v9.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v9.16b, v10.16b, v15.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q10, [sp, #160] /* reload g6x1.2 */
+	eor v9.16b, v10.16b, v9.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	add x17, x5, #4
+	ld1r {v10.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q15, [sp, #128] /* reload g7x2.2 */
+	str q9, [sp, #160] /* spill g6x1.3 */
+	ldr q9, [sp, #176] /* reload g7x3.2 */
+	eor v15.16b, v15.16b, v9.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v10.16b, v15.16b, v10.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q15, [sp, #112] /* reload g7x0.3 */
+	eor v10.16b, v10.16b, v15.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v9.16b, v10.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v9.16b, {v8.16b}, v9.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v9.16b, v10.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v10.16b, v9.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	tbl v9.16b, {v14.16b}, v9.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v9.16b, {v30.16b}, v8.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v15.16b, {v30.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v30.16b, v15.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v30.16b, v9.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q9, [sp, #96] /* reload g7x1.2 */
-	eor v30.16b, v9.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v9.16b, v10.16b, v9.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v10.16b, {v9.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v10.16b, v9.16b, v10.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v9.8h, v9.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v9.16b, v15.16b, v9.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v15.4s, v9.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v15.4s, v9.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v9.16b, v10.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q10, [sp, #80] /* reload g7x1.2 */
+	eor v9.16b, v10.16b, v9.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v9.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q15, [sp, #224] /* reload g0x3.2 */
-	str q30, [sp, #96] /* spill g7x1.3 */
-	ldr q30, [sp, #272] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v30.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v15.16b, v15.16b, v9.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v30.16b, v15.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v30.16b, v15.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v15.16b, v30.16b, v4.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v30.16b, v15.16b, v30.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v30.16b}, v8.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v15.16b, v30.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #256] /* spill g0x1.3 */
-	tbl v0.16b, {v30.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v30.8h, v30.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v30.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v30.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v30.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v15.16b, v30.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q30, [sp, #240] /* reload g0x2.2 */
-	eor v0.16b, v30.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v30.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v30.16b, v30.16b, v9.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v15.16b, v30.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v15.16b, v30.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v30.16b, v15.16b, v4.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ld1r {v10.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q15, [sp, #208] /* reload g0x3.2 */
+	eor v15.16b, v15.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v10.16b, v15.16b, v10.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v10.16b, v10.16b, v30.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v15.16b, v10.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v15.16b, v10.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v10.16b, v15.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v10.16b, v10.16b, v15.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v15.16b, {v10.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v15.16b, v10.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #240] /* spill g0x0.3 */
+	tbl v0.16b, {v10.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v10.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v10.8h, v10.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v10.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v10.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v10.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v15.16b, v10.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q10, [sp, #224] /* reload g0x2.2 */
+	eor v0.16b, v10.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	add x17, x5, #8
+	ld1r {v10.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v15.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v10.16b, v15.16b, v10.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v10.16b, v10.16b, v17.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v15.16b, v10.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v15.16b, v10.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v10.16b, v15.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v30.16b, v30.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v15.16b, {v30.16b}, v8.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v15.16b, v30.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q7, [sp, #240] /* spill g1x3.2 */
-	tbl v7.16b, {v30.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v7.16b, v30.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v30.8h, v30.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v7.16b, v7.16b, v30.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v30.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v30.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v7.16b, v15.16b, v30.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q30, [sp, #208] /* reload g1x2.2 */
-	eor v7.16b, v30.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v30.16b, v16.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v30.16b, v30.16b, v9.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	eor v30.16b, v30.16b, v17.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v15.16b, v30.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v15.16b, v30.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v30.16b, v15.16b, v4.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	eor v10.16b, v10.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v15.16b, {v10.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v15.16b, v10.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q7, [sp, #224] /* spill g1x3.2 */
+	tbl v7.16b, {v10.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v7.16b, v10.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v10.8h, v10.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v7.16b, v7.16b, v10.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v10.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v10.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v7.16b, v15.16b, v10.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q10, [sp, #192] /* reload g1x2.2 */
+	eor v7.16b, v10.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	add x17, x5, #8
+	ld1r {v10.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v15.16b, v16.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v10.16b, v15.16b, v10.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v10.16b, v10.16b, v19.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v15.16b, v10.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v15.16b, v10.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v10.16b, v15.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v30.16b, v30.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v15.16b, {v30.16b}, v8.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v15.16b, v30.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q16, [sp, #208] /* spill g2x3.2 */
-	tbl v16.16b, {v30.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v16.16b, v30.16b, v16.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v30.8h, v30.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v16.16b, v16.16b, v30.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v30.4s, v16.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v30.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v16.16b, v15.16b, v30.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v10.16b, v10.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v15.16b, {v10.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v15.16b, v10.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q16, [sp, #192] /* spill g2x3.2 */
+	tbl v16.16b, {v10.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v16.16b, v10.16b, v16.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v10.8h, v10.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v16.16b, v16.16b, v10.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v10.4s, v16.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v10.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v16.16b, v15.16b, v10.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v16.16b, v23.16b, v16.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v23.16b, v20.16b, v18.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v23.16b, v23.16b, v9.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	eor v23.16b, v23.16b, v19.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v23.16b, {v23.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v30.16b, v23.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v23.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v10.16b, v20.16b, v18.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v23.16b, v10.16b, v23.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v23.16b, v23.16b, v21.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v23.16b, {v23.16b}, v1.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v10.16b, v23.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
 	tbl v23.16b, {v12.16b}, v23.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v30.16b, v23.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v23.16b, v30.16b, v4.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	aese v10.16b, v23.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v23.16b, v10.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
 	tbl v23.16b, {v13.16b}, v23.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v23.16b, v23.16b, v30.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v30.16b, {v23.16b}, v8.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v30.16b, v23.16b, v30.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v23.16b, v23.16b, v10.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v10.16b, {v23.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v10.16b, v23.16b, v10.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v15.16b, {v23.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v15.16b, v23.16b, v15.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v23.8h, v23.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v23.16b, v15.16b, v23.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v15.4s, v23.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v15.4s, v23.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v23.16b, v30.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v23.16b, v10.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v23.16b, v27.16b, v23.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v27.16b, v24.16b, v22.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v27.16b, v27.16b, v9.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	eor v27.16b, v27.16b, v21.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v27.16b, {v27.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v30.16b, v27.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v27.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v10.16b, v24.16b, v22.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v27.16b, v10.16b, v27.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v27.16b, v27.16b, v25.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v27.16b, {v27.16b}, v1.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v10.16b, v27.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v30.16b, {v10.16b}, v30.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
 	tbl v27.16b, {v12.16b}, v27.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v30.16b, v27.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v27.16b, v30.16b, v4.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	aese v10.16b, v27.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v27.16b, v10.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
 	tbl v27.16b, {v13.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v27.16b, v27.16b, v30.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v30.16b, {v27.16b}, v8.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v30.16b, v27.16b, v30.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v27.16b, v27.16b, v10.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v10.16b, {v27.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v10.16b, v27.16b, v10.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v15.16b, {v27.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v15.16b, v27.16b, v15.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v27.8h, v27.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v27.16b, v15.16b, v27.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v15.4s, v27.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v15.4s, v27.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v27.16b, v30.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v27.16b, v10.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v27.16b, v31.16b, v27.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v30.16b, v28.16b, v26.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v30.16b, v30.16b, v9.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	eor v30.16b, v30.16b, v25.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v31.16b, v30.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v31.16b, v30.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v30.16b, v31.16b, v4.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v30.16b, v30.16b, v31.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v31.16b, {v30.16b}, v8.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v31.16b, v30.16b, v31.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v15.16b, {v30.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	rev32 v30.8h, v30.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v30.16b, v15.16b, v30.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v15.4s, v30.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v15.4s, v30.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v30.16b, v31.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v30.16b, v11.16b, v30.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q31, [sp, #176] /* reload g6x3.2 */
-	ldr q11, [sp, #112] /* reload g6x0.3 */
-	eor v15.16b, v31.16b, v11.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v15.16b, v15.16b, v9.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	eor v15.16b, v15.16b, v29.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v31.16b, v15.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v31.16b, {v10.16b}, v31.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v31.16b, v15.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v15.16b, v31.16b, v4.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v31.16b, v15.16b, v31.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v15.16b, {v31.16b}, v8.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v15.16b, v31.16b, v15.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v11.16b, {v31.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v11.16b, v31.16b, v11.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v31.8h, v31.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v31.16b, v11.16b, v31.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v11.4s, v31.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v11.4s, v31.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v31.16b, v15.16b, v11.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q11, [sp, #128] /* reload g6x2.2 */
-	eor v31.16b, v11.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q11, [sp, #192] /* reload g7x3.2 */
-	ldr q15, [sp, #160] /* reload g7x0.3 */
-	eor v11.16b, v11.16b, v15.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v9.16b, v11.16b, v9.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	ldr q11, [sp, #96] /* reload g7x1.3 */
-	eor v9.16b, v9.16b, v11.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v11.16b, v9.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v11.16b, {v10.16b}, v11.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v11.16b, v9.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v9.16b, v11.16b, v4.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v9.16b, v9.16b, v11.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v11.16b, {v9.16b}, v8.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v11.16b, v9.16b, v11.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v9.8h, v9.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v9.16b, v15.16b, v9.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v15.4s, v9.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v15.4s, v9.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v9.16b, v11.16b, v15.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q11, [sp, #144] /* reload g7x2.2 */
-	eor v9.16b, v11.16b, v9.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v10.16b, v28.16b, v26.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v31.16b, v10.16b, v31.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v31.16b, v31.16b, v29.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v31.16b, {v31.16b}, v1.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v10.16b, v31.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v10.16b, v31.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v31.16b, v10.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v31.16b, v31.16b, v10.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v10.16b, {v31.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v10.16b, v31.16b, v10.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v15.16b, {v31.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v15.16b, v31.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v31.8h, v31.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v31.16b, v15.16b, v31.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v15.4s, v31.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v15.4s, v31.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v31.16b, v10.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v31.16b, v11.16b, v31.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	add x17, x5, #8
+	ld1r {v10.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q11, [sp, #144] /* reload g6x3.2 */
+	ldr q15, [sp, #64] /* reload g6x0.3 */
+	eor v11.16b, v11.16b, v15.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v10.16b, v11.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q11, [sp, #160] /* reload g6x1.3 */
+	eor v10.16b, v10.16b, v11.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v11.16b, v10.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v11.16b, v10.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v10.16b, v11.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v11.16b, {v10.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v11.16b, v10.16b, v11.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v15.16b, {v10.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v15.16b, v10.16b, v15.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v10.8h, v10.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v10.16b, v15.16b, v10.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v15.4s, v10.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v15.4s, v10.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v10.16b, v11.16b, v15.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q11, [sp, #96] /* reload g6x2.2 */
+	eor v10.16b, v11.16b, v10.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	add x17, x5, #8
+	ld1r {v11.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q15, [sp, #176] /* reload g7x3.2 */
+	str q10, [sp, #96] /* spill g6x2.3 */
+	ldr q10, [sp, #112] /* reload g7x0.3 */
+	eor v15.16b, v15.16b, v10.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v11.16b, v15.16b, v11.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v11.16b, v11.16b, v9.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v15.16b, v11.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v11.16b, v11.16b, v15.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v10.16b, {v11.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v10.16b, v11.16b, v10.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v11.8h, v11.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v10.16b, v10.16b, v11.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v11.4s, v10.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v11.4s, v10.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v10.16b, v15.16b, v11.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q11, [sp, #128] /* reload g7x2.2 */
+	eor v10.16b, v11.16b, v10.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q15, [sp, #272] /* reload g0x0.3 */
-	str q9, [sp, #144] /* spill g7x2.3 */
-	ldr q9, [sp, #256] /* reload g0x1.3 */
-	eor v15.16b, v15.16b, v9.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v15.16b, v15.16b, v11.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v9.16b, v15.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v9.16b, {v10.16b}, v9.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v15.16b, {v12.16b}, v15.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v9.16b, v15.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v15.16b, v9.16b, v4.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v9.16b, v15.16b, v9.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v9.16b}, v8.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v15.16b, v9.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #288] /* spill g0x2.3 */
-	tbl v0.16b, {v9.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v9.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v9.8h, v9.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v9.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v9.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v9.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v15.16b, v9.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q9, [sp, #224] /* reload g0x3.2 */
-	eor v0.16b, v9.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v9.16b, v2.16b, v1.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v9.16b, v9.16b, v11.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	eor v9.16b, v9.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v15.16b, v9.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v15.16b, v9.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v9.16b, v15.16b, v4.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ld1r {v11.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q15, [sp, #240] /* reload g0x0.3 */
+	eor v15.16b, v15.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v11.16b, v15.16b, v11.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v11.16b, v11.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v15.16b, v11.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v11.16b, v11.16b, v15.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #256] /* spill g0x2.3 */
+	tbl v0.16b, {v11.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v11.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v11.8h, v11.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v11.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v11.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v11.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v15.16b, v11.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q11, [sp, #208] /* reload g0x3.2 */
+	eor v0.16b, v11.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	add x17, x5, #12
+	ld1r {v11.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v15.16b, v2.16b, v17.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v11.16b, v15.16b, v11.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v11.16b, v11.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v15.16b, v11.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v9.16b, v9.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v15.16b, {v9.16b}, v8.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v15.16b, v9.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q2, [sp, #224] /* spill g1x0.3 */
-	tbl v2.16b, {v9.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v2.16b, v9.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v9.8h, v9.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v2.16b, v2.16b, v9.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v9.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v9.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v2.16b, v15.16b, v9.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q9, [sp, #240] /* reload g1x3.2 */
-	eor v2.16b, v9.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v9.16b, v5.16b, v17.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v9.16b, v9.16b, v11.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	eor v9.16b, v9.16b, v16.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v15.16b, v9.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v15.16b, v9.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v9.16b, v15.16b, v4.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	eor v11.16b, v11.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #208] /* spill g1x0.3 */
+	tbl v2.16b, {v11.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v11.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v11.8h, v11.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v11.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v11.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v11.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v15.16b, v11.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q11, [sp, #224] /* reload g1x3.2 */
+	eor v2.16b, v11.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	add x17, x5, #12
+	ld1r {v11.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v15.16b, v5.16b, v19.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v11.16b, v15.16b, v11.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v11.16b, v11.16b, v16.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v15.16b, v11.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v9.16b, v9.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v15.16b, {v9.16b}, v8.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v15.16b, v9.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q5, [sp, #240] /* spill g2x0.3 */
-	tbl v5.16b, {v9.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v5.16b, v9.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v9.8h, v9.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v5.16b, v5.16b, v9.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v9.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v9.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v5.16b, v15.16b, v9.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q9, [sp, #208] /* reload g2x3.2 */
-	eor v5.16b, v9.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v9.16b, v18.16b, v19.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v9.16b, v9.16b, v11.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	eor v9.16b, v9.16b, v23.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v15.16b, v9.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v15.16b, v9.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v9.16b, v15.16b, v4.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	eor v11.16b, v11.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q5, [sp, #224] /* spill g2x0.3 */
+	tbl v5.16b, {v11.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v5.16b, v11.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v11.8h, v11.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v5.16b, v5.16b, v11.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v11.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v11.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v5.16b, v15.16b, v11.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q11, [sp, #192] /* reload g2x3.2 */
+	eor v5.16b, v11.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	add x17, x5, #12
+	ld1r {v11.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v15.16b, v18.16b, v21.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v11.16b, v15.16b, v11.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v11.16b, v11.16b, v23.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v15.16b, v11.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v9.16b, v9.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v15.16b, {v9.16b}, v8.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v15.16b, v9.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q18, [sp, #208] /* spill g3x0.3 */
-	tbl v18.16b, {v9.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v18.16b, v9.16b, v18.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v9.8h, v9.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v18.16b, v18.16b, v9.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v9.4s, v18.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v9.4s, v18.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v18.16b, v15.16b, v9.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v11.16b, v11.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q18, [sp, #192] /* spill g3x0.3 */
+	tbl v18.16b, {v11.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v18.16b, v11.16b, v18.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v11.8h, v11.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v18.16b, v18.16b, v11.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v11.4s, v18.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v11.4s, v18.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v18.16b, v15.16b, v11.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v18.16b, v20.16b, v18.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v20.16b, v22.16b, v21.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v20.16b, v20.16b, v11.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	add x17, x5, #12
+	ld1r {v20.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v11.16b, v22.16b, v25.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v20.16b, v11.16b, v20.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
 	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v20.16b, {v20.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v9.16b, v20.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	tbl v20.16b, {v20.16b}, v1.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v11.16b, v20.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v9.16b, {v10.16b}, v9.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
 	tbl v20.16b, {v12.16b}, v20.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v9.16b, v20.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v20.16b, v9.16b, v4.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	aese v11.16b, v20.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v20.16b, v11.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
 	tbl v20.16b, {v13.16b}, v20.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v20.16b, v20.16b, v9.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v9.16b, {v20.16b}, v8.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v9.16b, v20.16b, v9.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v20.16b, v20.16b, v11.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v11.16b, {v20.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v11.16b, v20.16b, v11.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	tbl v15.16b, {v20.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v15.16b, v20.16b, v15.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	rev32 v20.8h, v20.8h /* g4lr16_3 = rev(g4s_3) */
 	eor v20.16b, v15.16b, v20.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
 	ushr v15.4s, v20.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
 	sli v15.4s, v20.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v20.16b, v9.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v20.16b, v11.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v20.16b, v24.16b, v20.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v24.16b, v26.16b, v25.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v24.16b, v24.16b, v11.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	eor v24.16b, v24.16b, v30.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v24.16b, {v24.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v9.16b, v24.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	add x17, x5, #12
+	ld1r {v24.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v11.16b, v26.16b, v29.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v24.16b, v11.16b, v24.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	eor v24.16b, v24.16b, v31.16b /* g5t_3 = xor(g5k_3, g5x2) */
+	tbl v24.16b, {v24.16b}, v1.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v11.16b, v24.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v9.16b, {v10.16b}, v9.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
 	tbl v24.16b, {v12.16b}, v24.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v9.16b, v24.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v24.16b, v9.16b, v4.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	aese v11.16b, v24.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v24.16b, v11.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
 	tbl v24.16b, {v13.16b}, v24.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v24.16b, v24.16b, v9.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v9.16b, {v24.16b}, v8.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v9.16b, v24.16b, v9.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v24.16b, v24.16b, v11.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v11.16b, {v24.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v11.16b, v24.16b, v11.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v15.16b, {v24.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v15.16b, v24.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	rev32 v24.8h, v24.8h /* g5lr16_3 = rev(g5s_3) */
 	eor v24.16b, v15.16b, v24.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
 	ushr v15.4s, v24.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v15.4s, v24.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v24.16b, v9.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v24.16b, v11.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v24.16b, v28.16b, v24.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q28, [sp, #112] /* reload g6x0.3 */
-	eor v9.16b, v28.16b, v29.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v9.16b, v9.16b, v11.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	eor v9.16b, v9.16b, v31.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v15.16b, v9.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v15.16b, {v10.16b}, v15.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v15.16b, v9.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v9.16b, v15.16b, v4.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v9.16b, v9.16b, v15.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v15.16b, {v9.16b}, v8.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v15.16b, v9.16b, v15.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v28.16b, {v9.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v28.16b, v9.16b, v28.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v9.8h, v9.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v28.16b, v28.16b, v9.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v9.4s, v28.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v9.4s, v28.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v28.16b, v15.16b, v9.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q9, [sp, #176] /* reload g6x3.2 */
-	eor v28.16b, v9.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q9, [sp, #160] /* reload g7x0.3 */
-	ldr q15, [sp, #96] /* reload g7x1.3 */
-	eor v9.16b, v9.16b, v15.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v9.16b, v9.16b, v11.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	ldr q11, [sp, #144] /* reload g7x2.3 */
-	eor v9.16b, v9.16b, v11.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v9.16b, {v9.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v11.16b, v9.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v11.16b, {v10.16b}, v11.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v9.16b, v9.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v11.16b, v9.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v9.16b, v11.16b, v4.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v11.16b, v11.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v9.16b, v9.16b, v11.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v11.16b, {v9.16b}, v8.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v11.16b, v9.16b, v11.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v9.8h, v9.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v9.16b, v15.16b, v9.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v15.4s, v9.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v15.4s, v9.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v9.16b, v11.16b, v15.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q11, [sp, #192] /* reload g7x3.2 */
+	add x17, x5, #12
+	ld1r {v28.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q11, [sp, #64] /* reload g6x0.3 */
+	ldr q15, [sp, #160] /* reload g6x1.3 */
+	eor v11.16b, v11.16b, v15.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v28.16b, v11.16b, v28.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q11, [sp, #96] /* reload g6x2.3 */
+	eor v28.16b, v28.16b, v11.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v28.16b, {v28.16b}, v1.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v11.16b, v28.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v28.16b, {v12.16b}, v28.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v11.16b, v28.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v28.16b, v11.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v28.16b, {v13.16b}, v28.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v28.16b, v28.16b, v11.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v11.16b, {v28.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v11.16b, v28.16b, v11.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v15.16b, {v28.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v15.16b, v28.16b, v15.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v28.8h, v28.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v28.16b, v15.16b, v28.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v15.4s, v28.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v15.4s, v28.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v28.16b, v11.16b, v15.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q11, [sp, #144] /* reload g6x3.2 */
+	eor v28.16b, v11.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	add x17, x5, #12
+	ld1r {v11.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q15, [sp, #112] /* reload g7x0.3 */
+	eor v15.16b, v15.16b, v9.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v11.16b, v15.16b, v11.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v11.16b, v11.16b, v10.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v15.16b, {v8.16b}, v15.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v11.16b, v11.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v15.16b, v11.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v15.16b, v15.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v11.16b, v11.16b, v15.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q9, [sp, #80] /* spill g7x1.3 */
+	tbl v9.16b, {v11.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v9.16b, v11.16b, v9.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v15.16b, v11.16b, v15.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v11.8h, v11.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v9.16b, v9.16b, v11.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v11.4s, v9.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v11.4s, v9.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v9.16b, v15.16b, v11.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q11, [sp, #176] /* reload g7x3.2 */
 	eor v9.16b, v11.16b, v9.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q26, [sp, #64] /* spill g5x0.2 */
-	str q29, [sp, #80] /* spill g6x1.2 */
-	str q31, [sp, #128] /* spill g6x2.2 */
-	str q28, [sp, #176] /* spill g6x3.2 */
-	str q9, [sp, #192] /* spill g7x3.2 */
+	str q10, [sp, #128] /* spill g7x2.2 */
+	str q28, [sp, #144] /* spill g6x3.2 */
+	str q9, [sp, #176] /* spill g7x3.2 */
 	mov v6.16b, v0.16b /* g0x3.3 */
-	ldr q26, [sp, #208] /* reload g3x0.3 */
 	mov v28.16b, v24.16b /* g5x3.3 */
 	mov v24.16b, v20.16b /* g4x3.3 */
 	mov v20.16b, v18.16b /* g3x3.3 */
-	ldr q18, [sp, #224] /* reload g1x0.3 */
-	mov v29.16b, v21.16b /* g4x1.3 */
-	mov v21.16b, v17.16b /* g2x1.3 */
-	mov v17.16b, v1.16b /* g1x1.3 */
+	ldr q18, [sp, #208] /* reload g1x0.3 */
+	mov v9.16b, v29.16b /* g5x1.3 */
+	mov v29.16b, v25.16b /* g4x1.3 */
+	mov v25.16b, v21.16b /* g3x1.3 */
+	mov v21.16b, v19.16b /* g2x1.3 */
+	mov v19.16b, v7.16b /* g1x2.3 */
+	mov v7.16b, v2.16b /* g1x3.3 */
+	ldr q2, [sp, #240] /* reload g0x0.3 */
+	mov v10.16b, v26.16b /* g5x0.3 */
+	ldr q26, [sp, #192] /* reload g3x0.3 */
+	mov v11.16b, v31.16b /* g5x2.3 */
 	mov v31.16b, v27.16b /* g4x2.3 */
 	mov v27.16b, v23.16b /* g3x2.3 */
 	mov v23.16b, v16.16b /* g2x2.3 */
 	mov v16.16b, v5.16b /* g2x3.3 */
-	ldr q5, [sp, #256] /* reload g0x1.3 */
-	mov v9.16b, v25.16b /* g5x1.3 */
-	mov v25.16b, v19.16b /* g3x1.3 */
-	mov v19.16b, v7.16b /* g1x2.3 */
-	mov v7.16b, v2.16b /* g1x3.3 */
-	ldr q2, [sp, #272] /* reload g0x0.3 */
-	mov v11.16b, v30.16b /* g5x2.3 */
+	mov v5.16b, v30.16b /* g0x1.3 */
 	mov v30.16b, v22.16b /* g4x0.3 */
-	ldr q22, [sp, #240] /* reload g2x0.3 */
-	ldr q15, [sp, #288] /* reload g0x2.3 */
+	ldr q22, [sp, #224] /* reload g2x0.3 */
+	ldr q15, [sp, #256] /* reload g0x2.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
 	b.ne .Lsm4_wordslice_neon_aes_7_loop_r0
@@ -5411,35 +5537,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	str q0, [x2, #304] /* store ct_19 */
 	zip1 v0.4s, v28.4s, v9.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
 	zip2 v1.4s, v28.4s, v9.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v11.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v11.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	zip1 v2.4s, v11.4s, v10.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v11.4s, v10.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
 	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v3.16b, v4.16b /* outbe_22 = rev(tro1_22) */
 	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	ldr q4, [x3, #320] /* msg_20 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
-	str q3, [x2, #320] /* store ct_20 */
-	ldr q3, [x3, #336] /* msg_21 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	eor v2.16b, v2.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q2, [x2, #320] /* store ct_20 */
+	ldr q2, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_21 = xor(outbe_21, msg_21) */
 	str q0, [x2, #336] /* store ct_21 */
 	ldr q0, [x3, #352] /* msg_22 = load() */
-	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	eor v0.16b, v3.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
 	str q0, [x2, #352] /* store ct_22 */
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #176] /* reload g6x3.2 */
-	ldr q1, [sp, #80] /* reload g6x1.2 */
+	ldr q0, [sp, #144] /* reload g6x3.2 */
+	ldr q1, [sp, #160] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #128] /* reload g6x2.2 */
-	ldr q3, [sp, #112] /* reload g6x0.2 */
+	ldr q1, [sp, #96] /* reload g6x2.2 */
+	ldr q3, [sp, #64] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -5462,12 +5587,12 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #96] /* reload g7x1.2 */
+	ldr q0, [sp, #176] /* reload g7x3.2 */
+	ldr q1, [sp, #80] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #144] /* reload g7x2.2 */
-	ldr q3, [sp, #160] /* reload g7x0.2 */
+	ldr q1, [sp, #128] /* reload g7x2.2 */
+	ldr q3, [sp, #112] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -5494,7 +5619,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_ctr)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #304
+	add sp, sp, #272
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_ctr)
 
@@ -5507,11 +5632,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_ctr)
  *   x5: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 304 bytes (15 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 272 bytes (13 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
-	sub sp, sp, #304
+	sub sp, sp, #272
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -5712,15 +5837,14 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
 	zip1 v15.4s, v9.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	zip2 v0.4s, v9.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
 	ldr q9, [sp, #64] /* reload g0x3.2 */
-	str q31, [sp, #64] /* spill g5x0.2 */
-	str q11, [sp, #80] /* spill g6x0.2 */
-	str q13, [sp, #96] /* spill g7x0.2 */
-	str q10, [sp, #112] /* spill g6x1.2 */
-	str q14, [sp, #128] /* spill g7x1.2 */
-	str q12, [sp, #144] /* spill g6x2.2 */
-	str q15, [sp, #160] /* spill g7x2.2 */
-	str q29, [sp, #176] /* spill g6x3.2 */
-	str q0, [sp, #192] /* spill g7x3.2 */
+	str q11, [sp, #64] /* spill g6x0.2 */
+	str q13, [sp, #80] /* spill g7x0.2 */
+	str q10, [sp, #96] /* spill g6x1.2 */
+	str q14, [sp, #112] /* spill g7x1.2 */
+	str q12, [sp, #128] /* spill g6x2.2 */
+	str q15, [sp, #144] /* spill g7x2.2 */
+	str q29, [sp, #160] /* spill g6x3.2 */
+	str q0, [sp, #176] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
 	.p2align 4
@@ -5729,886 +5853,930 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
 	eor v29.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v29.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v29.16b, v29.16b, v9.16b /* g0t = xor(g0k, g0x3) */
+	eor v0.16b, v29.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v9.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_inv_shift_rows
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v29.16b, {v29.16b}, v31.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v29.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_nibble_mask
 	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_nibble_mask] /* nibble_mask = const() */
-	and v11.16b, v29.16b, v10.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	and v11.16b, v0.16b, v10.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_lo
 	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_lo] /* tbl_lo = const() */
 	tbl v11.16b, {v12.16b}, v11.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_hi
 	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_hi] /* tbl_hi = const() */
-	tbl v29.16b, {v13.16b}, v29.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v11.16b, v29.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v29.16b, v11.16b, v10.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	tbl v0.16b, {v13.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v11.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v0.16b, v11.16b, v10.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v11.16b, v11.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_lo_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v29.16b, {v14.16b}, v29.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v0.16b, {v14.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_tbl_hi_1
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v11.16b, {v15.16b}, v11.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v29.16b, v29.16b, v11.16b /* g0s = xor(g0s_l, g0s_h) */
+	eor v0.16b, v0.16b, v11.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_rotl24
 	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_rotl24] /* rotl24 = const() */
-	str q2, [sp, #208] /* spill g0x1.2 */
-	tbl v2.16b, {v29.16b}, v11.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v2.16b, v29.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q4, [sp, #224] /* spill g0x2.2 */
+	str q2, [sp, #192] /* spill g0x1.2 */
+	tbl v2.16b, {v0.16b}, v11.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v2.16b, v0.16b, v2.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q4, [sp, #208] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_8_rotl8
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_8_rotl8] /* rotl8 = const() */
-	str q9, [sp, #240] /* spill g0x3.2 */
-	tbl v9.16b, {v29.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v9.16b, v29.16b, v9.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v29.8h, v29.8h /* g0lr16 = rev(g0s) */
-	eor v29.16b, v9.16b, v29.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v9.4s, v29.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v9.4s, v29.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v2.16b, v2.16b, v9.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v2.16b, v3.16b, v2.16b /* g0x = xor(g0x0, g0l) */
+	str q9, [sp, #224] /* spill g0x3.2 */
+	tbl v9.16b, {v0.16b}, v4.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v9.16b, v0.16b, v9.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
+	eor v0.16b, v9.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v9.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v9.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v2.16b, v9.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v3.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v2.4s}, [x5] /* rkw_1 = bcast32() */
 	eor v3.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v3.16b, v3.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
-	eor v3.16b, v3.16b, v1.16b /* g1t = xor(g1k, g1x3) */
-	tbl v3.16b, {v3.16b}, v31.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v29.16b, v3.16b, v10.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v3.16b, {v13.16b}, v3.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
-	aese v29.16b, v3.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v3.16b, v29.16b, v10.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v3.16b, {v14.16b}, v3.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v3.16b, v3.16b, v29.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v29.16b, {v3.16b}, v11.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v29.16b, v3.16b, v29.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v9.16b, {v3.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v9.16b, v3.16b, v9.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	rev32 v3.8h, v3.8h /* g1lr16 = rev(g1s) */
-	eor v3.16b, v9.16b, v3.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v9.4s, v3.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v9.4s, v3.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v3.16b, v29.16b, v9.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v3.16b, v7.16b, v3.16b /* g1x = xor(g1x0, g1l) */
+	eor v2.16b, v3.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
+	eor v2.16b, v2.16b, v1.16b /* g1t = xor(g1k, g1x3) */
+	tbl v2.16b, {v2.16b}, v29.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v3.16b, v2.16b, v10.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v3.16b, {v12.16b}, v3.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v2.16b, {v13.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v3.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v2.16b, v3.16b, v10.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v2.16b, {v14.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v3.16b, {v15.16b}, v3.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v2.16b, v2.16b, v3.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v3.16b, {v2.16b}, v11.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v3.16b, v2.16b, v3.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v9.16b, {v2.16b}, v4.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v9.16b, v2.16b, v9.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
+	eor v2.16b, v9.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v9.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v9.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v2.16b, v3.16b, v9.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v2.16b, v7.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	ld1r {v3.4s}, [x5] /* rkw_2 = bcast32() */
 	eor v7.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v7.16b, v7.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
-	eor v7.16b, v7.16b, v5.16b /* g2t = xor(g2k, g2x3) */
-	tbl v7.16b, {v7.16b}, v31.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v29.16b, v7.16b, v10.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v7.16b, {v13.16b}, v7.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v29.16b, v7.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v7.16b, v29.16b, v10.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v7.16b, {v14.16b}, v7.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v7.16b, v7.16b, v29.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v29.16b, {v7.16b}, v11.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v29.16b, v7.16b, v29.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v9.16b, {v7.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v9.16b, v7.16b, v9.16b /* g2lg_acc = xor(g2s, g2lr8) */
-	rev32 v7.8h, v7.8h /* g2lr16 = rev(g2s) */
-	eor v7.16b, v9.16b, v7.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v9.4s, v7.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v9.4s, v7.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v7.16b, v29.16b, v9.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v7.16b, v19.16b, v7.16b /* g2x = xor(g2x0, g2l) */
+	eor v3.16b, v7.16b, v3.16b /* g2k = xor(g2k_acc, rkw_2) */
+	eor v3.16b, v3.16b, v5.16b /* g2t = xor(g2k, g2x3) */
+	tbl v3.16b, {v3.16b}, v29.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v7.16b, v3.16b, v10.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v3.16b, {v13.16b}, v3.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v7.16b, v3.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v3.16b, v7.16b, v10.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v3.16b, {v14.16b}, v3.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v3.16b, v3.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v7.16b, {v3.16b}, v11.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v7.16b, v3.16b, v7.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v9.16b, {v3.16b}, v4.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v9.16b, v3.16b, v9.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	rev32 v3.8h, v3.8h /* g2lr16 = rev(g2s) */
+	eor v3.16b, v9.16b, v3.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v9.4s, v3.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v9.4s, v3.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v3.16b, v7.16b, v9.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v3.16b, v19.16b, v3.16b /* g2x = xor(g2x0, g2l) */
+	ld1r {v7.4s}, [x5] /* rkw_3 = bcast32() */
 	eor v19.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
-	eor v19.16b, v19.16b, v17.16b /* g3t = xor(g3k, g3x3) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v29.16b, v19.16b, v10.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v19.16b, {v13.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v29.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v19.16b, v29.16b, v10.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v29.16b, {v19.16b}, v11.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v29.16b, v19.16b, v29.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v9.16b, {v19.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v9.16b, v19.16b, v9.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
-	eor v19.16b, v9.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v9.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v9.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v29.16b, v9.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v19.16b, v23.16b, v19.16b /* g3x = xor(g3x0, g3l) */
+	eor v7.16b, v19.16b, v7.16b /* g3k = xor(g3k_acc, rkw_3) */
+	eor v7.16b, v7.16b, v17.16b /* g3t = xor(g3k, g3x3) */
+	tbl v7.16b, {v7.16b}, v29.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v19.16b, v7.16b, v10.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v7.16b, {v13.16b}, v7.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v19.16b, v7.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v7.16b, v19.16b, v10.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v7.16b, {v14.16b}, v7.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v7.16b, v7.16b, v19.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v19.16b, {v7.16b}, v11.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v19.16b, v7.16b, v19.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v9.16b, {v7.16b}, v4.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v9.16b, v7.16b, v9.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v7.8h, v7.8h /* g3lr16 = rev(g3s) */
+	eor v7.16b, v9.16b, v7.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v9.4s, v7.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v9.4s, v7.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v7.16b, v19.16b, v9.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v7.16b, v23.16b, v7.16b /* g3x = xor(g3x0, g3l) */
+	ld1r {v19.4s}, [x5] /* rkw_4 = bcast32() */
 	eor v23.16b, v26.16b, v28.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
-	eor v23.16b, v23.16b, v21.16b /* g4t = xor(g4k, g4x3) */
-	tbl v23.16b, {v23.16b}, v31.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v29.16b, v23.16b, v10.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v23.16b, {v13.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v29.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v23.16b, v29.16b, v10.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v23.16b, v29.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v29.16b, {v23.16b}, v11.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v29.16b, v23.16b, v29.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v9.16b, {v23.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v9.16b, v23.16b, v9.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
-	eor v23.16b, v9.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v9.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v9.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v29.16b, v9.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v23.16b, v27.16b, v23.16b /* g4x = xor(g4x0, g4l) */
+	eor v19.16b, v23.16b, v19.16b /* g4k = xor(g4k_acc, rkw_4) */
+	eor v19.16b, v19.16b, v21.16b /* g4t = xor(g4k, g4x3) */
+	tbl v19.16b, {v19.16b}, v29.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v23.16b, v19.16b, v10.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v23.16b, v19.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v19.16b, v23.16b, v10.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v19.16b, {v14.16b}, v19.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v19.16b, v19.16b, v23.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v23.16b, {v19.16b}, v11.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v23.16b, v19.16b, v23.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v9.16b, {v19.16b}, v4.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v9.16b, v19.16b, v9.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v19.8h, v19.8h /* g4lr16 = rev(g4s) */
+	eor v19.16b, v9.16b, v19.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v9.4s, v19.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v9.4s, v19.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v19.16b, v23.16b, v9.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v19.16b, v27.16b, v19.16b /* g4x = xor(g4x0, g4l) */
+	ld1r {v23.4s}, [x5] /* rkw_5 = bcast32() */
 	eor v27.16b, v30.16b, v8.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
-	eor v27.16b, v27.16b, v25.16b /* g5t = xor(g5k, g5x3) */
-	tbl v27.16b, {v27.16b}, v31.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v29.16b, v27.16b, v10.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v27.16b, {v13.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v29.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v27.16b, v29.16b, v10.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v27.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v29.16b, {v27.16b}, v11.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v29.16b, v27.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v9.16b, {v27.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v9.16b, v27.16b, v9.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v27.16b, v9.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v9.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v9.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v27.16b, v29.16b, v9.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q29, [sp, #64] /* reload g5x0.2 */
-	eor v27.16b, v29.16b, v27.16b /* g5x = xor(g5x0, g5l) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	ldr q9, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v29.16b, v9.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v29.16b, v29.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
-	ldr q9, [sp, #176] /* reload g6x3.2 */
-	eor v29.16b, v29.16b, v9.16b /* g6t = xor(g6k, g6x3) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v9.16b, v29.16b, v10.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v9.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v29.16b, v9.16b, v10.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v9.16b, {v15.16b}, v9.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v29.16b, v29.16b, v9.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v9.16b, {v29.16b}, v11.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q30, [sp, #256] /* spill g5x1.2 */
-	tbl v30.16b, {v29.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
-	eor v29.16b, v30.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v30.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v30.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v29.16b, v9.16b, v30.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q30, [sp, #80] /* reload g6x0.2 */
-	eor v29.16b, v30.16b, v29.16b /* g6x = xor(g6x0, g6l) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	ldr q9, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v30.16b, v9.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v30.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
-	ldr q30, [sp, #192] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v30.16b /* g7t = xor(g7k, g7x3) */
-	tbl v0.16b, {v0.16b}, v31.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v30.16b, v0.16b, v10.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v13.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v30.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v30.16b, v10.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v30.16b, {v0.16b}, v11.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v30.16b, v0.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v9.16b, {v0.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v9.16b, v0.16b, v9.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v9.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v9.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v9.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v30.16b, v9.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q30, [sp, #96] /* reload g7x0.2 */
-	eor v0.16b, v30.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v23.16b, v27.16b, v23.16b /* g5k = xor(g5k_acc, rkw_5) */
+	eor v23.16b, v23.16b, v25.16b /* g5t = xor(g5k, g5x3) */
+	tbl v23.16b, {v23.16b}, v29.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v27.16b, v23.16b, v10.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v23.16b, {v13.16b}, v23.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v27.16b, v23.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v23.16b, v27.16b, v10.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v23.16b, {v14.16b}, v23.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v23.16b, v23.16b, v27.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v27.16b, {v23.16b}, v11.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v27.16b, v23.16b, v27.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v9.16b, {v23.16b}, v4.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v9.16b, v23.16b, v9.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v23.8h, v23.8h /* g5lr16 = rev(g5s) */
+	eor v23.16b, v9.16b, v23.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v9.4s, v23.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v9.4s, v23.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v23.16b, v27.16b, v9.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v23.16b, v31.16b, v23.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v27.4s}, [x5] /* rkw_6 = bcast32() */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	ldr q9, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v31.16b, v9.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v27.16b, v31.16b, v27.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q31, [sp, #160] /* reload g6x3.2 */
+	eor v27.16b, v27.16b, v31.16b /* g6t = xor(g6k, g6x3) */
+	tbl v27.16b, {v27.16b}, v29.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v31.16b, v27.16b, v10.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v27.16b, {v13.16b}, v27.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v31.16b, v27.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v27.16b, v31.16b, v10.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v27.16b, {v14.16b}, v27.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v27.16b, v27.16b, v31.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v31.16b, {v27.16b}, v11.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v9.16b, {v27.16b}, v4.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v9.16b, v27.16b, v9.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v27.8h, v27.8h /* g6lr16 = rev(g6s) */
+	eor v27.16b, v9.16b, v27.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v9.4s, v27.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v9.4s, v27.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v27.16b, v31.16b, v9.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q31, [sp, #64] /* reload g6x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v31.4s}, [x5] /* rkw_7 = bcast32() */
+	ldr q9, [sp, #112] /* reload g7x1.2 */
+	str q27, [sp, #64] /* spill g6x0.3 */
+	ldr q27, [sp, #144] /* reload g7x2.2 */
+	eor v9.16b, v9.16b, v27.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v31.16b, v9.16b, v31.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q9, [sp, #176] /* reload g7x3.2 */
+	eor v31.16b, v31.16b, v9.16b /* g7t = xor(g7k, g7x3) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v27.16b, v31.16b, v10.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v27.16b, v31.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v31.16b, v27.16b, v10.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v27.16b, {v15.16b}, v27.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v27.16b, v31.16b, v27.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v31.16b, {v27.16b}, v11.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v31.16b, v27.16b, v31.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v9.16b, {v27.16b}, v4.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v9.16b, v27.16b, v9.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v27.8h, v27.8h /* g7lr16 = rev(g7s) */
+	eor v27.16b, v9.16b, v27.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v9.4s, v27.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v9.4s, v27.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v27.16b, v31.16b, v9.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q31, [sp, #80] /* reload g7x0.2 */
+	eor v27.16b, v31.16b, v27.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v30.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q9, [sp, #224] /* reload g0x2.2 */
-	str q0, [sp, #96] /* spill g7x0.3 */
-	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v9.16b, v9.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v9.16b, v9.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	eor v9.16b, v9.16b, v2.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v9.16b, {v9.16b}, v31.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v9.16b, v10.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v9.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v9.16b, v0.16b, v10.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v15.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v9.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v9.16b, {v0.16b}, v11.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v9.16b, v0.16b, v9.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q2, [sp, #272] /* spill g0x0.3 */
-	tbl v2.16b, {v0.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v2.16b, v0.16b, v2.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v0.16b, v2.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v2.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v2.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v9.16b, v2.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q2, [sp, #208] /* reload g0x1.2 */
-	eor v0.16b, v2.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v2.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v2.16b, v2.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	eor v2.16b, v2.16b, v3.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v2.16b, {v2.16b}, v31.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v9.16b, v2.16b, v10.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q9, [sp, #208] /* reload g0x2.2 */
+	str q27, [sp, #80] /* spill g7x0.3 */
+	ldr q27, [sp, #224] /* reload g0x3.2 */
+	eor v9.16b, v9.16b, v27.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v31.16b, v9.16b, v31.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v31.16b, v31.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v9.16b, v31.16b, v10.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v9.16b, v31.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v31.16b, v9.16b, v10.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v31.16b, v31.16b, v9.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v9.16b, {v31.16b}, v11.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v9.16b, v31.16b, v9.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v27.16b, {v31.16b}, v4.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v27.16b, v31.16b, v27.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v31.8h, v31.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v27.16b, v27.16b, v31.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v31.4s, v27.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v31.4s, v27.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v27.16b, v9.16b, v31.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q31, [sp, #192] /* reload g0x1.2 */
+	eor v27.16b, v31.16b, v27.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	add x17, x5, #4
+	ld1r {v31.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v9.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v31.16b, v9.16b, v31.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v31.16b, v31.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v9.16b, v31.16b, v10.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v2.16b, {v13.16b}, v2.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v9.16b, v2.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v2.16b, v9.16b, v10.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v9.16b, v31.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v31.16b, v9.16b, v10.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v2.16b, {v14.16b}, v2.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v2.16b, v2.16b, v9.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v9.16b, {v2.16b}, v11.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v9.16b, v2.16b, v9.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q16, [sp, #208] /* spill g1x2.2 */
-	tbl v16.16b, {v2.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v16.16b, v2.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v2.8h, v2.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v2.16b, v16.16b, v2.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v16.4s, v2.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v16.4s, v2.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v2.16b, v9.16b, v16.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v2.16b, v6.16b, v2.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v6.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v6.16b, v6.16b, v30.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	eor v6.16b, v6.16b, v7.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v6.16b, {v6.16b}, v31.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v16.16b, v6.16b, v10.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v16.16b, {v12.16b}, v16.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v6.16b, {v13.16b}, v6.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v16.16b, v6.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v6.16b, v16.16b, v10.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v6.16b, {v14.16b}, v6.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v16.16b, {v15.16b}, v16.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v6.16b, v6.16b, v16.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v16.16b, {v6.16b}, v11.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v16.16b, v6.16b, v16.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v9.16b, {v6.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v9.16b, v6.16b, v9.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v6.8h, v6.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v6.16b, v9.16b, v6.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v9.4s, v6.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v9.4s, v6.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v6.16b, v16.16b, v9.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v6.16b, v18.16b, v6.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v16.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v16.16b, v16.16b, v30.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	eor v16.16b, v16.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v16.16b, {v16.16b}, v31.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v18.16b, v16.16b, v10.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v16.16b, {v13.16b}, v16.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v18.16b, v16.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v16.16b, v18.16b, v10.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v16.16b, {v14.16b}, v16.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v18.16b, {v15.16b}, v18.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v16.16b, v16.16b, v18.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v18.16b, {v16.16b}, v11.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v18.16b, v16.16b, v18.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v9.16b, {v16.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v9.16b, v16.16b, v9.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v16.8h, v16.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v16.16b, v9.16b, v16.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v9.4s, v16.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v9.4s, v16.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v16.16b, v18.16b, v9.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v16.16b, v22.16b, v16.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v18.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v18.16b, v18.16b, v30.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	eor v18.16b, v18.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v18.16b, {v18.16b}, v31.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v22.16b, v18.16b, v10.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v18.16b, {v13.16b}, v18.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v22.16b, v18.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v18.16b, v22.16b, v10.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v22.16b, {v15.16b}, v22.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v18.16b, v18.16b, v22.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v22.16b, {v18.16b}, v11.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v22.16b, v18.16b, v22.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v9.16b, {v18.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v9.16b, v18.16b, v9.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v18.8h, v18.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v18.16b, v9.16b, v18.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v9.4s, v18.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v9.4s, v18.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v18.16b, v22.16b, v9.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v18.16b, v26.16b, v18.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v22.16b, v22.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	eor v22.16b, v22.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v22.16b, {v22.16b}, v31.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v26.16b, v22.16b, v10.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v22.16b, {v13.16b}, v22.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v26.16b, v22.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v22.16b, v26.16b, v10.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v26.16b, {v15.16b}, v26.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v22.16b, v22.16b, v26.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v26.16b, {v22.16b}, v11.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v26.16b, v22.16b, v26.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v9.16b, {v22.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v9.16b, v22.16b, v9.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v22.8h, v22.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v22.16b, v9.16b, v22.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v9.4s, v22.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v9.4s, v22.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v22.16b, v26.16b, v9.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q26, [sp, #256] /* reload g5x1.2 */
-	eor v22.16b, v26.16b, v22.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q26, [sp, #144] /* reload g6x2.2 */
-	ldr q9, [sp, #176] /* reload g6x3.2 */
-	eor v26.16b, v26.16b, v9.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v26.16b, v26.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	eor v26.16b, v26.16b, v29.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v26.16b, {v26.16b}, v31.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v9.16b, v26.16b, v10.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v26.16b, {v13.16b}, v26.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v9.16b, v26.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v26.16b, v9.16b, v10.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v9.16b, {v15.16b}, v9.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v26.16b, v26.16b, v9.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v9.16b, {v26.16b}, v11.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v9.16b, v26.16b, v9.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q29, [sp, #80] /* spill g6x0.3 */
-	tbl v29.16b, {v26.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v29.16b, v26.16b, v29.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v26.8h, v26.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v26.16b, v29.16b, v26.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v29.4s, v26.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v29.4s, v26.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v26.16b, v9.16b, v29.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q29, [sp, #112] /* reload g6x1.2 */
-	eor v26.16b, v29.16b, v26.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q29, [sp, #160] /* reload g7x2.2 */
-	ldr q9, [sp, #192] /* reload g7x3.2 */
-	eor v29.16b, v29.16b, v9.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v29.16b, v29.16b, v30.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	eor v29.16b, v29.16b, v30.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v30.16b, v29.16b, v10.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	eor v31.16b, v31.16b, v9.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v9.16b, {v31.16b}, v11.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v9.16b, v31.16b, v9.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q16, [sp, #192] /* spill g1x2.2 */
+	tbl v16.16b, {v31.16b}, v4.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v16.16b, v31.16b, v16.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v31.8h, v31.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v16.16b, v16.16b, v31.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v31.4s, v16.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v31.4s, v16.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v16.16b, v9.16b, v31.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v6.16b, v6.16b, v16.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	add x17, x5, #4
+	ld1r {v16.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v31.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v16.16b, v31.16b, v16.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v16.16b, v16.16b, v3.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v16.16b, {v16.16b}, v29.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v31.16b, v16.16b, v10.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v16.16b, {v13.16b}, v16.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v31.16b, v16.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v16.16b, v31.16b, v10.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v16.16b, {v14.16b}, v16.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v16.16b, v16.16b, v31.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v31.16b, {v16.16b}, v11.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v31.16b, v16.16b, v31.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v9.16b, {v16.16b}, v4.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v9.16b, v16.16b, v9.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v16.8h, v16.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v16.16b, v9.16b, v16.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v9.4s, v16.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v9.4s, v16.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v16.16b, v31.16b, v9.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v16.16b, v18.16b, v16.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	add x17, x5, #4
+	ld1r {v18.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v31.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v18.16b, v31.16b, v18.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v18.16b, v18.16b, v7.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v18.16b, {v18.16b}, v29.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v31.16b, v18.16b, v10.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v18.16b, {v13.16b}, v18.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v31.16b, v18.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v18.16b, v31.16b, v10.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v18.16b, {v14.16b}, v18.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v18.16b, v18.16b, v31.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v31.16b, {v18.16b}, v11.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v31.16b, v18.16b, v31.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v9.16b, {v18.16b}, v4.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v9.16b, v18.16b, v9.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v18.8h, v18.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v18.16b, v9.16b, v18.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v9.4s, v18.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v9.4s, v18.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v18.16b, v31.16b, v9.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v18.16b, v22.16b, v18.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	add x17, x5, #4
+	ld1r {v22.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v31.16b, v28.16b, v21.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v22.16b, v31.16b, v22.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v22.16b, v22.16b, v19.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v22.16b, {v22.16b}, v29.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v31.16b, v22.16b, v10.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v22.16b, {v13.16b}, v22.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v31.16b, v22.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v22.16b, v31.16b, v10.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v22.16b, {v14.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v22.16b, v22.16b, v31.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v31.16b, {v22.16b}, v11.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v31.16b, v22.16b, v31.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v9.16b, {v22.16b}, v4.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v9.16b, v22.16b, v9.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v22.8h, v22.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v22.16b, v9.16b, v22.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v9.4s, v22.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v9.4s, v22.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v22.16b, v31.16b, v9.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v22.16b, v26.16b, v22.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	add x17, x5, #4
+	ld1r {v26.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v31.16b, v8.16b, v25.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v26.16b, v31.16b, v26.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v26.16b, v26.16b, v23.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v26.16b, {v26.16b}, v29.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v31.16b, v26.16b, v10.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v26.16b, {v13.16b}, v26.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v31.16b, v26.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v26.16b, v31.16b, v10.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v26.16b, {v14.16b}, v26.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v26.16b, v26.16b, v31.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v31.16b, {v26.16b}, v11.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v31.16b, v26.16b, v31.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v9.16b, {v26.16b}, v4.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v9.16b, v26.16b, v9.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v26.16b, v9.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v9.4s, v26.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v9.4s, v26.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v26.16b, v31.16b, v9.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v26.16b, v30.16b, v26.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	add x17, x5, #4
+	ld1r {v30.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q31, [sp, #128] /* reload g6x2.2 */
+	ldr q9, [sp, #160] /* reload g6x3.2 */
+	eor v31.16b, v31.16b, v9.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v30.16b, v31.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q31, [sp, #64] /* reload g6x0.3 */
+	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v30.16b, {v30.16b}, v29.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v31.16b, v30.16b, v10.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v31.16b, v30.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v30.16b, v31.16b, v10.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v30.16b, {v14.16b}, v30.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v31.16b, {v30.16b}, v11.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v9.16b, v30.16b, v9.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v30.8h, v30.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v30.16b, v9.16b, v30.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v9.4s, v30.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v9.4s, v30.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v30.16b, v31.16b, v9.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q31, [sp, #96] /* reload g6x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	add x17, x5, #4
+	ld1r {v31.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q9, [sp, #144] /* reload g7x2.2 */
+	str q30, [sp, #96] /* spill g6x1.3 */
+	ldr q30, [sp, #176] /* reload g7x3.2 */
+	eor v9.16b, v9.16b, v30.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v31.16b, v9.16b, v31.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q9, [sp, #80] /* reload g7x0.3 */
+	eor v31.16b, v31.16b, v9.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v31.16b, v10.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
 	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v30.16b, v29.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v29.16b, v30.16b, v10.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v31.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v31.16b, v30.16b, v10.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v29.16b, v29.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v30.16b, {v29.16b}, v11.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v30.16b, v29.16b, v30.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v9.16b, {v29.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v9.16b, v29.16b, v9.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v29.8h, v29.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v29.16b, v9.16b, v29.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v9.4s, v29.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v9.4s, v29.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v29.16b, v30.16b, v9.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q30, [sp, #128] /* reload g7x1.2 */
-	eor v29.16b, v30.16b, v29.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v30.16b, v31.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v31.16b, {v30.16b}, v11.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v31.16b, v30.16b, v31.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v9.16b, v30.16b, v9.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v30.16b, v9.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v9.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v9.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v30.16b, v31.16b, v9.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q31, [sp, #112] /* reload g7x1.2 */
+	eor v30.16b, v31.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v30.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q9, [sp, #240] /* reload g0x3.2 */
-	str q29, [sp, #128] /* spill g7x1.3 */
-	ldr q29, [sp, #272] /* reload g0x0.3 */
-	eor v9.16b, v9.16b, v29.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v9.16b, v9.16b, v30.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	eor v9.16b, v9.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v9.16b, {v9.16b}, v31.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v29.16b, v9.16b, v10.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v29.16b, v9.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v9.16b, v29.16b, v10.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v29.16b, v9.16b, v29.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v9.16b, {v29.16b}, v11.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #256] /* spill g0x1.3 */
-	tbl v0.16b, {v29.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v29.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v29.8h, v29.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v29.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v29.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v29.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v9.16b, v29.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q29, [sp, #224] /* reload g0x2.2 */
-	eor v0.16b, v29.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v29.16b, v1.16b, v3.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v29.16b, v29.16b, v30.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v2.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v9.16b, v29.16b, v10.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	ld1r {v31.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q9, [sp, #224] /* reload g0x3.2 */
+	eor v9.16b, v9.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v31.16b, v9.16b, v31.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v31.16b, v31.16b, v27.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v9.16b, v31.16b, v10.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v9.16b, v31.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v31.16b, v9.16b, v10.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v31.16b, v31.16b, v9.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v9.16b, {v31.16b}, v11.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v9.16b, v31.16b, v9.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #240] /* spill g0x0.3 */
+	tbl v0.16b, {v31.16b}, v4.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v31.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v31.8h, v31.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v31.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v31.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v31.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v9.16b, v31.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q31, [sp, #208] /* reload g0x2.2 */
+	eor v0.16b, v31.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v9.16b, v1.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v31.16b, v9.16b, v31.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v31.16b, v31.16b, v6.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v9.16b, v31.16b, v10.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v9.16b, v29.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v29.16b, v9.16b, v10.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v9.16b, v31.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v31.16b, v9.16b, v10.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v29.16b, v29.16b, v9.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v9.16b, {v29.16b}, v11.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q1, [sp, #224] /* spill g1x3.2 */
-	tbl v1.16b, {v29.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v1.16b, v29.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v29.8h, v29.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v1.16b, v1.16b, v29.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v29.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v29.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v1.16b, v9.16b, v29.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q29, [sp, #208] /* reload g1x2.2 */
-	eor v1.16b, v29.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v29.16b, v5.16b, v7.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v29.16b, v29.16b, v30.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	eor v29.16b, v29.16b, v6.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v29.16b, {v29.16b}, v31.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v9.16b, v29.16b, v10.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	eor v31.16b, v31.16b, v9.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v9.16b, {v31.16b}, v11.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v9.16b, v31.16b, v9.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q1, [sp, #208] /* spill g1x3.2 */
+	tbl v1.16b, {v31.16b}, v4.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v1.16b, v31.16b, v1.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v31.8h, v31.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v1.16b, v1.16b, v31.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v31.4s, v1.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v31.4s, v1.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v1.16b, v9.16b, v31.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q31, [sp, #192] /* reload g1x2.2 */
+	eor v1.16b, v31.16b, v1.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v9.16b, v5.16b, v3.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v31.16b, v9.16b, v31.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v31.16b, v31.16b, v16.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v9.16b, v31.16b, v10.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v9.16b, v29.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v29.16b, v9.16b, v10.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v9.16b, v31.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v31.16b, v9.16b, v10.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v29.16b, {v14.16b}, v29.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v29.16b, v29.16b, v9.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v9.16b, {v29.16b}, v11.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q5, [sp, #208] /* spill g2x3.2 */
-	tbl v5.16b, {v29.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v5.16b, v29.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v29.8h, v29.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v5.16b, v5.16b, v29.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v29.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v29.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v5.16b, v9.16b, v29.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v31.16b, v31.16b, v9.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v9.16b, {v31.16b}, v11.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v9.16b, v31.16b, v9.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q5, [sp, #192] /* spill g2x3.2 */
+	tbl v5.16b, {v31.16b}, v4.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v5.16b, v31.16b, v5.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v31.8h, v31.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v5.16b, v5.16b, v31.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v31.4s, v5.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v31.4s, v5.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v5.16b, v9.16b, v31.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v5.16b, v20.16b, v5.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v20.16b, v17.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v20.16b, v20.16b, v30.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	eor v20.16b, v20.16b, v16.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v20.16b, {v20.16b}, v31.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v29.16b, v20.16b, v10.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v20.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v31.16b, v17.16b, v7.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v20.16b, v31.16b, v20.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v20.16b, v20.16b, v18.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v20.16b, {v20.16b}, v29.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v31.16b, v20.16b, v10.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
 	tbl v20.16b, {v13.16b}, v20.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v29.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v20.16b, v29.16b, v10.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	aese v31.16b, v20.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v20.16b, v31.16b, v10.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
 	tbl v20.16b, {v14.16b}, v20.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v20.16b, v20.16b, v29.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v29.16b, {v20.16b}, v11.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v29.16b, v20.16b, v29.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v20.16b, v20.16b, v31.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v31.16b, {v20.16b}, v11.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v31.16b, v20.16b, v31.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v9.16b, {v20.16b}, v4.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v9.16b, v20.16b, v9.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v20.8h, v20.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v20.16b, v9.16b, v20.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v9.4s, v20.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v9.4s, v20.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v20.16b, v29.16b, v9.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v20.16b, v31.16b, v9.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v20.16b, v24.16b, v20.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v24.16b, v21.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v24.16b, v24.16b, v30.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	eor v24.16b, v24.16b, v18.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v24.16b, {v24.16b}, v31.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v29.16b, v24.16b, v10.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v24.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v31.16b, v21.16b, v19.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v24.16b, v31.16b, v24.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v24.16b, v24.16b, v22.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v24.16b, {v24.16b}, v29.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v31.16b, v24.16b, v10.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
 	tbl v24.16b, {v13.16b}, v24.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v29.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v24.16b, v29.16b, v10.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	aese v31.16b, v24.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v24.16b, v31.16b, v10.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
 	tbl v24.16b, {v14.16b}, v24.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v24.16b, v24.16b, v29.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v29.16b, {v24.16b}, v11.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v29.16b, v24.16b, v29.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v24.16b, v24.16b, v31.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v31.16b, {v24.16b}, v11.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v31.16b, v24.16b, v31.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v9.16b, {v24.16b}, v4.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v9.16b, v24.16b, v9.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v24.8h, v24.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v24.16b, v9.16b, v24.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v9.4s, v24.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v9.4s, v24.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v24.16b, v29.16b, v9.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v24.16b, v31.16b, v9.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v28.16b, v25.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v28.16b, v28.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v28.16b, {v28.16b}, v31.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v29.16b, v28.16b, v10.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	add x17, x5, #8
+	ld1r {v28.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v31.16b, v25.16b, v23.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v28.16b, v31.16b, v28.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v28.16b, v28.16b, v26.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v28.16b, {v28.16b}, v29.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v31.16b, v28.16b, v10.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
 	tbl v28.16b, {v13.16b}, v28.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v29.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v28.16b, v29.16b, v10.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	aese v31.16b, v28.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v28.16b, v31.16b, v10.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
 	tbl v28.16b, {v14.16b}, v28.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v28.16b, v28.16b, v29.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v29.16b, {v28.16b}, v11.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v29.16b, v28.16b, v29.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v31.16b, {v15.16b}, v31.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v28.16b, v28.16b, v31.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v31.16b, {v28.16b}, v11.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v31.16b, v28.16b, v31.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
 	tbl v9.16b, {v28.16b}, v4.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
 	eor v9.16b, v28.16b, v9.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
 	rev32 v28.8h, v28.8h /* g5lr16_2 = rev(g5s_2) */
 	eor v28.16b, v9.16b, v28.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
 	ushr v9.4s, v28.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
 	sli v9.4s, v28.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v28.16b, v29.16b, v9.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v28.16b, v31.16b, v9.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
 	eor v28.16b, v8.16b, v28.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q29, [sp, #176] /* reload g6x3.2 */
-	ldr q8, [sp, #80] /* reload g6x0.3 */
-	eor v9.16b, v29.16b, v8.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v9.16b, v9.16b, v30.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	eor v9.16b, v9.16b, v26.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v9.16b, {v9.16b}, v31.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v29.16b, v9.16b, v10.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v29.16b, v9.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v9.16b, v29.16b, v10.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v29.16b, {v15.16b}, v29.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v29.16b, v9.16b, v29.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v9.16b, {v29.16b}, v11.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v9.16b, v29.16b, v9.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v8.16b, {v29.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v8.16b, v29.16b, v8.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v29.8h, v29.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v29.16b, v8.16b, v29.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v8.4s, v29.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v8.4s, v29.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v29.16b, v9.16b, v8.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q8, [sp, #144] /* reload g6x2.2 */
-	eor v29.16b, v8.16b, v29.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
-	ldr q9, [sp, #96] /* reload g7x0.3 */
-	eor v8.16b, v8.16b, v9.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v30.16b, v8.16b, v30.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	ldr q8, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v8.16b, v30.16b, v10.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v30.16b, v8.16b, v10.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v8.16b, {v30.16b}, v11.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v9.16b, {v30.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v9.16b, v30.16b, v9.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v30.8h, v30.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v30.16b, v9.16b, v30.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v9.4s, v30.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v9.4s, v30.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v30.16b, v8.16b, v9.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q8, [sp, #160] /* reload g7x2.2 */
-	eor v30.16b, v8.16b, v30.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	add x17, x5, #8
+	ld1r {v31.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	ldr q9, [sp, #64] /* reload g6x0.3 */
+	eor v8.16b, v8.16b, v9.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v31.16b, v8.16b, v31.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q8, [sp, #96] /* reload g6x1.3 */
+	eor v31.16b, v31.16b, v8.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v31.16b, {v31.16b}, v29.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v8.16b, v31.16b, v10.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v8.16b, v31.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v31.16b, v8.16b, v10.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v31.16b, v31.16b, v8.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v8.16b, {v31.16b}, v11.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v8.16b, v31.16b, v8.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v9.16b, {v31.16b}, v4.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v9.16b, v31.16b, v9.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v31.8h, v31.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v31.16b, v9.16b, v31.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v9.4s, v31.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v9.4s, v31.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v31.16b, v8.16b, v9.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q8, [sp, #128] /* reload g6x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	add x17, x5, #8
+	ld1r {v8.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q9, [sp, #176] /* reload g7x3.2 */
+	str q31, [sp, #128] /* spill g6x2.3 */
+	ldr q31, [sp, #80] /* reload g7x0.3 */
+	eor v9.16b, v9.16b, v31.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v8.16b, v9.16b, v8.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v8.16b, v8.16b, v30.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v9.16b, v8.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v31.16b, {v8.16b}, v4.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v31.16b, v8.16b, v31.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v8.8h, v8.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v31.16b, v31.16b, v8.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v8.4s, v31.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v8.4s, v31.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v31.16b, v9.16b, v8.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q8, [sp, #144] /* reload g7x2.2 */
+	eor v31.16b, v8.16b, v31.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
-	ld1r {v8.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q9, [sp, #272] /* reload g0x0.3 */
-	str q30, [sp, #160] /* spill g7x2.3 */
-	ldr q30, [sp, #256] /* reload g0x1.3 */
-	eor v9.16b, v9.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v9.16b, v9.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	eor v9.16b, v9.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v9.16b, {v9.16b}, v31.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v30.16b, v9.16b, v10.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v30.16b, v9.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v9.16b, v30.16b, v10.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v30.16b, v9.16b, v30.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v9.16b, {v30.16b}, v11.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #288] /* spill g0x2.3 */
-	tbl v0.16b, {v30.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v30.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v30.8h, v30.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v30.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v30.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v30.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v9.16b, v30.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q30, [sp, #240] /* reload g0x3.2 */
-	eor v0.16b, v30.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v30.16b, v3.16b, v2.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v30.16b, v30.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v9.16b, v30.16b, v10.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	ld1r {v8.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q9, [sp, #240] /* reload g0x0.3 */
+	eor v9.16b, v9.16b, v27.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v8.16b, v9.16b, v8.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v8.16b, v8.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v9.16b, v8.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #256] /* spill g0x2.3 */
+	tbl v0.16b, {v8.16b}, v4.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v8.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v8.8h, v8.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v8.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v8.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v8.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v9.16b, v8.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q8, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v8.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v9.16b, v2.16b, v6.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v8.16b, v9.16b, v8.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v8.16b, v8.16b, v1.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v9.16b, v30.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v30.16b, v9.16b, v10.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v9.16b, v8.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v9.16b, {v30.16b}, v11.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q3, [sp, #240] /* spill g1x0.3 */
-	tbl v3.16b, {v30.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v3.16b, v30.16b, v3.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v30.8h, v30.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v3.16b, v3.16b, v30.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v30.4s, v3.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v30.4s, v3.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v3.16b, v9.16b, v30.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q30, [sp, #224] /* reload g1x3.2 */
-	eor v3.16b, v30.16b, v3.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v30.16b, v7.16b, v6.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v30.16b, v30.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v9.16b, v30.16b, v10.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	eor v8.16b, v8.16b, v9.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #224] /* spill g1x0.3 */
+	tbl v2.16b, {v8.16b}, v4.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v8.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v8.8h, v8.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v8.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v8.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v8.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v9.16b, v8.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q8, [sp, #208] /* reload g1x3.2 */
+	eor v2.16b, v8.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v9.16b, v3.16b, v16.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v8.16b, v9.16b, v8.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v8.16b, v8.16b, v5.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v9.16b, v30.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v30.16b, v9.16b, v10.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v9.16b, v8.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v9.16b, {v30.16b}, v11.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q7, [sp, #224] /* spill g2x0.3 */
-	tbl v7.16b, {v30.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v7.16b, v30.16b, v7.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v30.8h, v30.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v7.16b, v7.16b, v30.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v30.4s, v7.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v30.4s, v7.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v7.16b, v9.16b, v30.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q30, [sp, #208] /* reload g2x3.2 */
-	eor v7.16b, v30.16b, v7.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v30.16b, v19.16b, v16.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v30.16b, v30.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v9.16b, v30.16b, v10.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	eor v8.16b, v8.16b, v9.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q3, [sp, #208] /* spill g2x0.3 */
+	tbl v3.16b, {v8.16b}, v4.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v3.16b, v8.16b, v3.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v8.8h, v8.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v3.16b, v3.16b, v8.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v8.4s, v3.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v8.4s, v3.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v3.16b, v9.16b, v8.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q8, [sp, #192] /* reload g2x3.2 */
+	eor v3.16b, v8.16b, v3.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v9.16b, v7.16b, v18.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v8.16b, v9.16b, v8.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v8.16b, v8.16b, v20.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
 	tbl v9.16b, {v12.16b}, v9.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v9.16b, v30.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v30.16b, v9.16b, v10.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v9.16b, v8.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	tbl v9.16b, {v15.16b}, v9.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v9.16b, {v30.16b}, v11.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #208] /* spill g3x0.3 */
-	tbl v19.16b, {v30.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v19.16b, v30.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v30.8h, v30.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v19.16b, v19.16b, v30.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v30.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v30.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v9.16b, v30.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v17.16b, v17.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v19.16b, v23.16b, v18.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v19.16b, v19.16b, v8.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
-	eor v19.16b, v19.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v19.16b, {v19.16b}, v31.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v30.16b, v19.16b, v10.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v19.16b, {v13.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v30.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v19.16b, v30.16b, v10.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v19.16b, v19.16b, v30.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v30.16b, {v19.16b}, v11.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v30.16b, v19.16b, v30.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v9.16b, {v19.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v9.16b, v19.16b, v9.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v19.16b, v9.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v9.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v9.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v19.16b, v30.16b, v9.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v19.16b, v21.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v21.16b, v27.16b, v22.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v21.16b, v21.16b, v8.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
+	eor v8.16b, v8.16b, v9.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q7, [sp, #192] /* spill g3x0.3 */
+	tbl v7.16b, {v8.16b}, v4.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v7.16b, v8.16b, v7.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v8.8h, v8.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v7.16b, v7.16b, v8.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v8.4s, v7.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v8.4s, v7.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v7.16b, v9.16b, v8.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v7.16b, v17.16b, v7.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	add x17, x5, #12
+	ld1r {v17.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v8.16b, v19.16b, v22.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v17.16b, v8.16b, v17.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	eor v17.16b, v17.16b, v24.16b /* g4t_3 = xor(g4k_3, g4x2) */
+	tbl v17.16b, {v17.16b}, v29.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v8.16b, v17.16b, v10.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v17.16b, {v13.16b}, v17.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v8.16b, v17.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v17.16b, v8.16b, v10.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v17.16b, {v14.16b}, v17.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v17.16b, v17.16b, v8.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v8.16b, {v17.16b}, v11.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v8.16b, v17.16b, v8.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v9.16b, {v17.16b}, v4.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v9.16b, v17.16b, v9.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v17.8h, v17.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v17.16b, v9.16b, v17.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v9.4s, v17.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v9.4s, v17.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v17.16b, v8.16b, v9.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v17.16b, v21.16b, v17.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	add x17, x5, #12
+	ld1r {v21.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v8.16b, v23.16b, v26.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v21.16b, v8.16b, v21.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
 	eor v21.16b, v21.16b, v28.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v21.16b, {v21.16b}, v31.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v30.16b, v21.16b, v10.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	tbl v21.16b, {v21.16b}, v29.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v8.16b, v21.16b, v10.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
 	tbl v21.16b, {v13.16b}, v21.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v30.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v21.16b, v30.16b, v10.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	aese v8.16b, v21.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v21.16b, v8.16b, v10.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
 	tbl v21.16b, {v14.16b}, v21.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v30.16b, {v15.16b}, v30.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v21.16b, v21.16b, v30.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v30.16b, {v21.16b}, v11.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v30.16b, v21.16b, v30.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v21.16b, v21.16b, v8.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v8.16b, {v21.16b}, v11.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v8.16b, v21.16b, v8.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v9.16b, {v21.16b}, v4.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v9.16b, v21.16b, v9.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	rev32 v21.8h, v21.8h /* g5lr16_3 = rev(g5s_3) */
 	eor v21.16b, v9.16b, v21.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
 	ushr v9.4s, v21.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v9.4s, v21.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v21.16b, v30.16b, v9.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v21.16b, v8.16b, v9.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q25, [sp, #80] /* reload g6x0.3 */
-	eor v30.16b, v25.16b, v26.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v30.16b, v30.16b, v8.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	eor v30.16b, v30.16b, v29.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v9.16b, v30.16b, v10.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v9.16b, v30.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v30.16b, v9.16b, v10.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v9.16b, {v15.16b}, v9.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v30.16b, v30.16b, v9.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v9.16b, {v30.16b}, v11.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v9.16b, v30.16b, v9.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v25.16b, {v30.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v25.16b, v30.16b, v25.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v30.8h, v30.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v25.16b, v25.16b, v30.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v30.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v30.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v25.16b, v9.16b, v30.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q30, [sp, #176] /* reload g6x3.2 */
-	eor v25.16b, v30.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q30, [sp, #96] /* reload g7x0.3 */
-	ldr q9, [sp, #128] /* reload g7x1.3 */
-	eor v30.16b, v30.16b, v9.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v30.16b, v30.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	ldr q8, [sp, #160] /* reload g7x2.3 */
-	eor v30.16b, v30.16b, v8.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v30.16b, {v30.16b}, v31.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v8.16b, v30.16b, v10.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v8.16b, {v12.16b}, v8.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v30.16b, v30.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v8.16b, v30.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v30.16b, v8.16b, v10.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v8.16b, v8.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v8.16b, {v15.16b}, v8.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v30.16b, v30.16b, v8.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v8.16b, {v30.16b}, v11.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v9.16b, {v30.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v9.16b, v30.16b, v9.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v8.16b, v30.16b, v8.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v30.8h, v30.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v30.16b, v9.16b, v30.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v9.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v9.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v30.16b, v8.16b, v9.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q8, [sp, #192] /* reload g7x3.2 */
+	add x17, x5, #12
+	ld1r {v25.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q8, [sp, #64] /* reload g6x0.3 */
+	ldr q9, [sp, #96] /* reload g6x1.3 */
+	eor v8.16b, v8.16b, v9.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v25.16b, v8.16b, v25.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q8, [sp, #128] /* reload g6x2.3 */
+	eor v25.16b, v25.16b, v8.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v25.16b, {v25.16b}, v29.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v8.16b, v25.16b, v10.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v25.16b, {v13.16b}, v25.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v8.16b, v25.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v25.16b, v8.16b, v10.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v25.16b, {v14.16b}, v25.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v25.16b, v25.16b, v8.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v8.16b, {v25.16b}, v11.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v8.16b, v25.16b, v8.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v9.16b, {v25.16b}, v4.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v9.16b, v25.16b, v9.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v25.8h, v25.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v25.16b, v9.16b, v25.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v9.4s, v25.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v9.4s, v25.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v25.16b, v8.16b, v9.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q8, [sp, #160] /* reload g6x3.2 */
+	eor v25.16b, v8.16b, v25.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	add x17, x5, #12
+	ld1r {v8.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q9, [sp, #80] /* reload g7x0.3 */
+	eor v9.16b, v9.16b, v30.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v8.16b, v9.16b, v8.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v8.16b, v8.16b, v31.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v8.16b, {v8.16b}, v29.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v9.16b, v8.16b, v10.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v8.16b, v8.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v9.16b, v8.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v8.16b, v9.16b, v10.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v8.16b, {v14.16b}, v8.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v9.16b, v9.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v9.16b, {v8.16b}, v11.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q30, [sp, #112] /* spill g7x1.3 */
+	tbl v30.16b, {v8.16b}, v4.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v30.16b, v8.16b, v30.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v9.16b, v8.16b, v9.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v8.8h, v8.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v30.16b, v8.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v8.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v8.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v9.16b, v8.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q8, [sp, #176] /* reload g7x3.2 */
 	eor v30.16b, v8.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q27, [sp, #64] /* spill g5x0.2 */
-	str q26, [sp, #112] /* spill g6x1.2 */
-	str q29, [sp, #144] /* spill g6x2.2 */
-	str q25, [sp, #176] /* spill g6x3.2 */
-	str q30, [sp, #192] /* spill g7x3.2 */
-	ldr q4, [sp, #288] /* reload g0x2.3 */
+	str q31, [sp, #144] /* spill g7x2.2 */
+	str q25, [sp, #160] /* spill g6x3.2 */
+	str q30, [sp, #176] /* spill g7x3.2 */
+	ldr q4, [sp, #256] /* reload g0x2.3 */
 	mov v25.16b, v21.16b /* g5x3.3 */
-	mov v21.16b, v19.16b /* g4x3.3 */
-	ldr q19, [sp, #224] /* reload g2x0.3 */
-	mov v26.16b, v18.16b /* g4x1.3 */
-	mov v18.16b, v6.16b /* g2x1.3 */
-	mov v6.16b, v2.16b /* g1x1.3 */
-	ldr q2, [sp, #256] /* reload g0x1.3 */
-	mov v27.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #208] /* reload g3x0.3 */
-	mov v30.16b, v22.16b /* g5x1.3 */
-	mov v22.16b, v16.16b /* g3x1.3 */
+	mov v21.16b, v17.16b /* g4x3.3 */
+	mov v17.16b, v7.16b /* g3x3.3 */
+	ldr q7, [sp, #224] /* reload g1x0.3 */
+	mov v30.16b, v26.16b /* g5x1.3 */
+	mov v26.16b, v22.16b /* g4x1.3 */
+	mov v22.16b, v18.16b /* g3x1.3 */
+	mov v18.16b, v16.16b /* g2x1.3 */
 	mov v16.16b, v1.16b /* g1x2.3 */
-	mov v1.16b, v3.16b /* g1x3.3 */
-	ldr q3, [sp, #272] /* reload g0x0.3 */
+	mov v1.16b, v2.16b /* g1x3.3 */
+	mov v2.16b, v27.16b /* g0x1.3 */
+	mov v27.16b, v19.16b /* g4x0.3 */
+	ldr q19, [sp, #208] /* reload g2x0.3 */
+	mov v31.16b, v23.16b /* g5x0.3 */
+	ldr q23, [sp, #192] /* reload g3x0.3 */
 	mov v8.16b, v28.16b /* g5x2.3 */
 	mov v28.16b, v24.16b /* g4x2.3 */
 	mov v24.16b, v20.16b /* g3x2.3 */
 	mov v20.16b, v5.16b /* g2x2.3 */
-	mov v5.16b, v7.16b /* g2x3.3 */
-	ldr q7, [sp, #240] /* reload g1x0.3 */
+	mov v5.16b, v3.16b /* g2x3.3 */
+	ldr q3, [sp, #240] /* reload g0x0.3 */
 	mov v9.16b, v0.16b /* g0x3.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
@@ -6737,35 +6905,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
 	str q0, [x2, #304] /* store ct_19 */
 	zip1 v0.4s, v25.4s, v30.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
 	zip2 v1.4s, v25.4s, v30.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #64] /* reload g5x0.2 */
-	zip1 v3.4s, v8.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v8.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	zip1 v2.4s, v8.4s, v31.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v8.4s, v31.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
 	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v3.16b, v4.16b /* outbe_22 = rev(tro1_22) */
 	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	ldr q4, [x3, #320] /* msg_20 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
-	str q3, [x2, #320] /* store ct_20 */
-	ldr q3, [x3, #336] /* msg_21 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	eor v2.16b, v2.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q2, [x2, #320] /* store ct_20 */
+	ldr q2, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_21 = xor(outbe_21, msg_21) */
 	str q0, [x2, #336] /* store ct_21 */
 	ldr q0, [x3, #352] /* msg_22 = load() */
-	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	eor v0.16b, v3.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
 	str q0, [x2, #352] /* store ct_22 */
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #176] /* reload g6x3.2 */
-	ldr q1, [sp, #112] /* reload g6x1.2 */
+	ldr q0, [sp, #160] /* reload g6x3.2 */
+	ldr q1, [sp, #96] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #144] /* reload g6x2.2 */
-	ldr q3, [sp, #80] /* reload g6x0.2 */
+	ldr q1, [sp, #128] /* reload g6x2.2 */
+	ldr q3, [sp, #64] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -6788,12 +6955,12 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #128] /* reload g7x1.2 */
+	ldr q0, [sp, #176] /* reload g7x3.2 */
+	ldr q1, [sp, #112] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #160] /* reload g7x2.2 */
-	ldr q3, [sp, #96] /* reload g7x0.2 */
+	ldr q1, [sp, #144] /* reload g7x2.2 */
+	ldr q3, [sp, #80] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -6820,7 +6987,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_xts)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #304
+	add sp, sp, #272
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xts)
 
@@ -6835,11 +7002,11 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_batch_xts)
  *   x7: rk + 16 x r
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
- *   frame: 320 bytes (16 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ *   frame: 288 bytes (14 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
 SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
-	sub sp, sp, #320
+	sub sp, sp, #288
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
@@ -7692,15 +7859,14 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	ldr q6, [sp, #176] /* reload g0x3.2 */
 	ldr q7, [sp, #128] /* reload g1x3.2 */
 	ldr q16, [sp, #80] /* reload g6x3.2 */
-	str q11, [sp, #80] /* spill g5x0.2 */
-	str q13, [sp, #128] /* spill g6x0.2 */
-	str q4, [sp, #176] /* spill g7x0.2 */
-	str q9, [sp, #96] /* spill g6x1.2 */
-	str q1, [sp, #112] /* spill g7x1.2 */
-	str q14, [sp, #144] /* spill g6x2.2 */
-	str q3, [sp, #160] /* spill g7x2.2 */
-	str q16, [sp, #192] /* spill g6x3.2 */
-	str q0, [sp, #208] /* spill g7x3.2 */
+	str q13, [sp, #80] /* spill g6x0.2 */
+	str q4, [sp, #128] /* spill g7x0.2 */
+	str q9, [sp, #176] /* spill g6x1.2 */
+	str q1, [sp, #96] /* spill g7x1.2 */
+	str q14, [sp, #112] /* spill g6x2.2 */
+	str q3, [sp, #144] /* spill g7x2.2 */
+	str q16, [sp, #160] /* spill g6x3.2 */
+	str q0, [sp, #192] /* spill g7x3.2 */
 	mov x7, x0
 	mov x6, #8
 	.p2align 4
@@ -7709,63 +7875,64 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x7] /* rkw = bcast32() */
 	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v1.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v1.16b, v1.16b, v6.16b /* g0t = xor(g0k, g0x3) */
+	eor v0.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v6.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_inv_shift_rows
-	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v1.16b, {v1.16b}, v3.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v1.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_nibble_mask
-	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_nibble_mask] /* nibble_mask = const() */
-	and v16.16b, v1.16b, v4.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_nibble_mask] /* nibble_mask = const() */
+	and v4.16b, v0.16b, v3.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_tbl_lo
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_lo] /* tbl_lo = const() */
-	tbl v16.16b, {v9.16b}, v16.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_lo] /* tbl_lo = const() */
+	tbl v4.16b, {v16.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_tbl_hi
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_hi] /* tbl_hi = const() */
-	tbl v1.16b, {v11.16b}, v1.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
-	aese v16.16b, v1.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
-	and v1.16b, v16.16b, v4.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_hi] /* tbl_hi = const() */
+	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v4.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v0.16b, v4.16b, v3.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_tbl_lo_1
 	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v1.16b, {v13.16b}, v1.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v0.16b, {v13.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_tbl_hi_1
 	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v16.16b, {v14.16b}, v16.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	eor v1.16b, v1.16b, v16.16b /* g0s = xor(g0s_l, g0s_h) */
+	tbl v4.16b, {v14.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v0.16b, v0.16b, v4.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_rotl24
-	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_rotl24] /* rotl24 = const() */
-	str q5, [sp, #224] /* spill g0x1.2 */
-	tbl v5.16b, {v1.16b}, v16.16b /* g0lr24 = lookup16(g0s, rotl24) */
-	eor v5.16b, v1.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q6, [sp, #240] /* spill g0x3.2 */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_rotl24] /* rotl24 = const() */
+	str q5, [sp, #208] /* spill g0x1.2 */
+	tbl v5.16b, {v0.16b}, v4.16b /* g0lr24 = lookup16(g0s, rotl24) */
+	eor v5.16b, v0.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
+	str q6, [sp, #224] /* spill g0x3.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_9_rotl8
 	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_9_rotl8] /* rotl8 = const() */
-	str q15, [sp, #256] /* spill g0x2.2 */
-	tbl v15.16b, {v1.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v15.16b, v1.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
-	rev32 v1.8h, v1.8h /* g0lr16 = rev(g0s) */
-	eor v1.16b, v15.16b, v1.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v15.4s, v1.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v15.4s, v1.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v1.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v1.16b, v2.16b, v1.16b /* g0x = xor(g0x0, g0l) */
-	eor v2.16b, v18.16b, v20.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v2.16b, v0.16b /* g1k = xor(g1k_acc, rkw) */
+	str q15, [sp, #240] /* spill g0x2.2 */
+	tbl v15.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v15.16b, v0.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
+	eor v0.16b, v15.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v15.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v15.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v2.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v2.4s}, [x7] /* rkw_1 = bcast32() */
+	eor v5.16b, v18.16b, v20.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v2.16b, v5.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
 	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
-	tbl v2.16b, {v2.16b}, v3.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v5.16b, v2.16b, v4.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	tbl v2.16b, {v2.16b}, v1.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v5.16b, v2.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v5.16b, {v9.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v2.16b, {v11.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	tbl v5.16b, {v16.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v2.16b, {v9.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
 	aese v5.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v2.16b, v5.16b, v4.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	and v2.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
 	tbl v2.16b, {v13.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	tbl v5.16b, {v14.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	eor v2.16b, v2.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v5.16b, {v2.16b}, v16.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	tbl v5.16b, {v2.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
 	eor v5.16b, v2.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
 	tbl v15.16b, {v2.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
 	eor v15.16b, v2.16b, v15.16b /* g1lg_acc = xor(g1s, g1lr8) */
@@ -7775,21 +7942,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
 	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
 	eor v2.16b, v19.16b, v2.16b /* g1x = xor(g1x0, g1l) */
-	eor v5.16b, v22.16b, v24.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v5.16b, v0.16b /* g2k = xor(g2k_acc, rkw) */
+	ld1r {v5.4s}, [x7] /* rkw_2 = bcast32() */
+	eor v19.16b, v22.16b, v24.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v19.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
 	eor v5.16b, v5.16b, v17.16b /* g2t = xor(g2k, g2x3) */
-	tbl v5.16b, {v5.16b}, v3.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v19.16b, v5.16b, v4.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	tbl v5.16b, {v5.16b}, v1.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v19.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v5.16b, {v11.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	tbl v19.16b, {v16.16b}, v19.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v5.16b, {v9.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
 	aese v19.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v5.16b, v19.16b, v4.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	and v5.16b, v19.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
 	tbl v5.16b, {v13.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	tbl v19.16b, {v14.16b}, v19.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
 	eor v5.16b, v5.16b, v19.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v19.16b, {v5.16b}, v16.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	tbl v19.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
 	eor v19.16b, v5.16b, v19.16b /* g2l_acc = xor(g2s, g2lr24) */
 	tbl v15.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
 	eor v15.16b, v5.16b, v15.16b /* g2lg_acc = xor(g2s, g2lr8) */
@@ -7799,21 +7967,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
 	eor v5.16b, v19.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
 	eor v5.16b, v23.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	eor v19.16b, v26.16b, v28.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v19.16b, v0.16b /* g3k = xor(g3k_acc, rkw) */
+	ld1r {v19.4s}, [x7] /* rkw_3 = bcast32() */
+	eor v23.16b, v26.16b, v28.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v19.16b, v23.16b, v19.16b /* g3k = xor(g3k_acc, rkw_3) */
 	eor v19.16b, v19.16b, v21.16b /* g3t = xor(g3k, g3x3) */
-	tbl v19.16b, {v19.16b}, v3.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v23.16b, v19.16b, v4.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	tbl v19.16b, {v19.16b}, v1.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v23.16b, v19.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v23.16b, {v9.16b}, v23.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v19.16b, {v11.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	tbl v23.16b, {v16.16b}, v23.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v19.16b, {v9.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
 	aese v23.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v19.16b, v23.16b, v4.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	and v19.16b, v23.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
 	tbl v19.16b, {v13.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
 	tbl v23.16b, {v14.16b}, v23.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
 	eor v19.16b, v19.16b, v23.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v23.16b, {v19.16b}, v16.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	tbl v23.16b, {v19.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
 	eor v23.16b, v19.16b, v23.16b /* g3l_acc = xor(g3s, g3lr24) */
 	tbl v15.16b, {v19.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
 	eor v15.16b, v19.16b, v15.16b /* g3lg_acc = xor(g3s, g3lr8) */
@@ -7823,21 +7992,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	sli v15.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
 	eor v19.16b, v23.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
 	eor v19.16b, v27.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	eor v23.16b, v30.16b, v8.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v23.16b, v0.16b /* g4k = xor(g4k_acc, rkw) */
+	ld1r {v23.4s}, [x7] /* rkw_4 = bcast32() */
+	eor v27.16b, v30.16b, v8.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v23.16b, v27.16b, v23.16b /* g4k = xor(g4k_acc, rkw_4) */
 	eor v23.16b, v23.16b, v25.16b /* g4t = xor(g4k, g4x3) */
-	tbl v23.16b, {v23.16b}, v3.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v27.16b, v23.16b, v4.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	tbl v23.16b, {v23.16b}, v1.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v27.16b, v23.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v23.16b, {v11.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	tbl v27.16b, {v16.16b}, v27.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v23.16b, {v9.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
 	aese v27.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v23.16b, v27.16b, v4.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	and v23.16b, v27.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
 	tbl v23.16b, {v13.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
 	tbl v27.16b, {v14.16b}, v27.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
 	eor v23.16b, v23.16b, v27.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v27.16b, {v23.16b}, v16.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	tbl v27.16b, {v23.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
 	eor v27.16b, v23.16b, v27.16b /* g4l_acc = xor(g4s, g4lr24) */
 	tbl v15.16b, {v23.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
 	eor v15.16b, v23.16b, v15.16b /* g4lg_acc = xor(g4s, g4lr8) */
@@ -7847,21 +8017,22 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	sli v15.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
 	eor v23.16b, v27.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
 	eor v23.16b, v31.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	eor v27.16b, v10.16b, v12.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v27.16b, v0.16b /* g5k = xor(g5k_acc, rkw) */
+	ld1r {v27.4s}, [x7] /* rkw_5 = bcast32() */
+	eor v31.16b, v10.16b, v12.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v27.16b, v31.16b, v27.16b /* g5k = xor(g5k_acc, rkw_5) */
 	eor v27.16b, v27.16b, v29.16b /* g5t = xor(g5k, g5x3) */
-	tbl v27.16b, {v27.16b}, v3.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v31.16b, v27.16b, v4.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	tbl v27.16b, {v27.16b}, v1.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v31.16b, v27.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v31.16b, {v9.16b}, v31.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v27.16b, {v11.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	tbl v31.16b, {v16.16b}, v31.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v27.16b, {v9.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
 	aese v31.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v27.16b, v31.16b, v4.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	and v27.16b, v31.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
 	tbl v27.16b, {v13.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
 	tbl v31.16b, {v14.16b}, v31.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
 	eor v27.16b, v27.16b, v31.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v31.16b, {v27.16b}, v16.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	tbl v31.16b, {v27.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
 	eor v31.16b, v27.16b, v31.16b /* g5l_acc = xor(g5s, g5lr24) */
 	tbl v15.16b, {v27.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
 	eor v15.16b, v27.16b, v15.16b /* g5lg_acc = xor(g5s, g5lr8) */
@@ -7870,727 +8041,765 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	ushr v15.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
 	sli v15.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
 	eor v27.16b, v31.16b, v15.16b /* g5l = xor(g5l_acc, g5lr2) */
-	ldr q31, [sp, #80] /* reload g5x0.2 */
-	eor v27.16b, v31.16b, v27.16b /* g5x = xor(g5x0, g5l) */
-	ldr q31, [sp, #96] /* reload g6x1.2 */
-	ldr q15, [sp, #144] /* reload g6x2.2 */
-	eor v31.16b, v31.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v31.16b, v31.16b, v0.16b /* g6k = xor(g6k_acc, rkw) */
-	ldr q15, [sp, #192] /* reload g6x3.2 */
-	eor v31.16b, v31.16b, v15.16b /* g6t = xor(g6k, g6x3) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v15.16b, v31.16b, v4.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	eor v27.16b, v11.16b, v27.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v31.4s}, [x7] /* rkw_6 = bcast32() */
+	ldr q11, [sp, #176] /* reload g6x1.2 */
+	ldr q15, [sp, #112] /* reload g6x2.2 */
+	eor v11.16b, v11.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v31.16b, v11.16b, v31.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q11, [sp, #160] /* reload g6x3.2 */
+	eor v31.16b, v31.16b, v11.16b /* g6t = xor(g6k, g6x3) */
+	tbl v31.16b, {v31.16b}, v1.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v11.16b, v31.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v15.16b, v31.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v31.16b, v15.16b, v4.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v31.16b, {v9.16b}, v31.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v11.16b, v31.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v31.16b, v11.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
 	tbl v31.16b, {v13.16b}, v31.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v31.16b, v31.16b, v15.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v15.16b, {v31.16b}, v16.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v15.16b, v31.16b, v15.16b /* g6l_acc = xor(g6s, g6lr24) */
-	str q10, [sp, #272] /* spill g5x1.2 */
-	tbl v10.16b, {v31.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v10.16b, v31.16b, v10.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v31.16b, v31.16b, v11.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v11.16b, {v31.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v11.16b, v31.16b, v11.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v15.16b, {v31.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v15.16b, v31.16b, v15.16b /* g6lg_acc = xor(g6s, g6lr8) */
 	rev32 v31.8h, v31.8h /* g6lr16 = rev(g6s) */
-	eor v31.16b, v10.16b, v31.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v10.4s, v31.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v10.4s, v31.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v31.16b, v15.16b, v10.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q10, [sp, #128] /* reload g6x0.2 */
-	eor v31.16b, v10.16b, v31.16b /* g6x = xor(g6x0, g6l) */
-	ldr q10, [sp, #112] /* reload g7x1.2 */
-	ldr q15, [sp, #160] /* reload g7x2.2 */
-	eor v10.16b, v10.16b, v15.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v0.16b, v10.16b, v0.16b /* g7k = xor(g7k_acc, rkw) */
-	ldr q10, [sp, #208] /* reload g7x3.2 */
-	eor v0.16b, v0.16b, v10.16b /* g7t = xor(g7k, g7x3) */
-	tbl v0.16b, {v0.16b}, v3.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v10.16b, v0.16b, v4.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v0.16b, {v11.16b}, v0.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v10.16b, v0.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v0.16b, v10.16b, v4.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v0.16b, {v13.16b}, v0.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v0.16b, v0.16b, v10.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v10.16b, {v0.16b}, v16.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v10.16b, v0.16b, v10.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v15.16b, {v0.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v15.16b, v0.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v0.8h, v0.8h /* g7lr16 = rev(g7s) */
-	eor v0.16b, v15.16b, v0.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v0.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v0.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v0.16b, v10.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q10, [sp, #176] /* reload g7x0.2 */
-	eor v0.16b, v10.16b, v0.16b /* g7x = xor(g7x0, g7l) */
+	eor v31.16b, v15.16b, v31.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v15.4s, v31.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v15.4s, v31.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v31.16b, v11.16b, v15.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q11, [sp, #80] /* reload g6x0.2 */
+	eor v31.16b, v11.16b, v31.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v11.4s}, [x7] /* rkw_7 = bcast32() */
+	ldr q15, [sp, #96] /* reload g7x1.2 */
+	str q31, [sp, #80] /* spill g6x0.3 */
+	ldr q31, [sp, #144] /* reload g7x2.2 */
+	eor v15.16b, v15.16b, v31.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v11.16b, v15.16b, v11.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q15, [sp, #192] /* reload g7x3.2 */
+	eor v11.16b, v11.16b, v15.16b /* g7t = xor(g7k, g7x3) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v31.16b, v11.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v31.16b, {v16.16b}, v31.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v31.16b, v11.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v11.16b, v31.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v31.16b, v11.16b, v31.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v11.16b, {v31.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v11.16b, v31.16b, v11.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v15.16b, {v31.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v15.16b, v31.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v31.8h, v31.8h /* g7lr16 = rev(g7s) */
+	eor v31.16b, v15.16b, v31.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v15.4s, v31.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v15.4s, v31.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v31.16b, v11.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q11, [sp, #128] /* reload g7x0.2 */
+	eor v31.16b, v11.16b, v31.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x7, #4
-	ld1r {v10.4s}, [x17] /* rkw_1 = bcast32() */
-	ldr q15, [sp, #256] /* reload g0x2.2 */
-	str q0, [sp, #176] /* spill g7x0.3 */
-	ldr q0, [sp, #240] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v15.16b, v15.16b, v10.16b /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	eor v15.16b, v15.16b, v1.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v0.16b, v15.16b, v4.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v15.16b, {v11.16b}, v15.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v0.16b, v15.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v15.16b, v0.16b, v4.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v0.16b, {v14.16b}, v0.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v0.16b, v15.16b, v0.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v0.16b}, v16.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v15.16b, v0.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	str q1, [sp, #288] /* spill g0x0.3 */
-	tbl v1.16b, {v0.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v1.16b, v0.16b, v1.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v0.8h, v0.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v0.16b, v1.16b, v0.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v1.4s, v0.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v1.4s, v0.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v0.16b, v15.16b, v1.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q1, [sp, #224] /* reload g0x1.2 */
-	eor v0.16b, v1.16b, v0.16b /* g0x_1 = xor(g0x1, g0l_1) */
-	eor v1.16b, v20.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v1.16b, v1.16b, v10.16b /* g1k_1 = xor(g1k_acc_1, rkw_1) */
-	eor v1.16b, v1.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v1.16b, {v1.16b}, v3.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v15.16b, v1.16b, v4.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v1.16b, {v11.16b}, v1.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v15.16b, v1.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v1.16b, v15.16b, v4.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ld1r {v11.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q15, [sp, #240] /* reload g0x2.2 */
+	str q31, [sp, #128] /* spill g7x0.3 */
+	ldr q31, [sp, #224] /* reload g0x3.2 */
+	eor v15.16b, v15.16b, v31.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v11.16b, v15.16b, v11.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v11.16b, v11.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v15.16b, v11.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v11.16b, v11.16b, v15.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v31.16b, {v11.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v31.16b, v11.16b, v31.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v11.8h, v11.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v31.16b, v31.16b, v11.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v11.4s, v31.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v11.4s, v31.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v31.16b, v15.16b, v11.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q11, [sp, #208] /* reload g0x1.2 */
+	eor v31.16b, v11.16b, v31.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	add x17, x7, #4
+	ld1r {v11.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v15.16b, v20.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v11.16b, v15.16b, v11.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v11.16b, v11.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v15.16b, v11.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v1.16b, {v13.16b}, v1.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v1.16b, v1.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v15.16b, {v1.16b}, v16.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v15.16b, v1.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q20, [sp, #224] /* spill g1x2.2 */
-	tbl v20.16b, {v1.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v20.16b, v1.16b, v20.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v1.8h, v1.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v1.16b, v20.16b, v1.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v20.4s, v1.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v20.4s, v1.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v1.16b, v15.16b, v20.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v1.16b, v18.16b, v1.16b /* g1x_1 = xor(g1x1, g1l_1) */
-	eor v18.16b, v24.16b, v17.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v18.16b, v18.16b, v10.16b /* g2k_1 = xor(g2k_acc_1, rkw_1) */
-	eor v18.16b, v18.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v18.16b, {v18.16b}, v3.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v20.16b, v18.16b, v4.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v20.16b, {v9.16b}, v20.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v18.16b, {v11.16b}, v18.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v20.16b, v18.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v18.16b, v20.16b, v4.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v18.16b, {v13.16b}, v18.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v20.16b, {v14.16b}, v20.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v18.16b, v18.16b, v20.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v20.16b, {v18.16b}, v16.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v20.16b, v18.16b, v20.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v15.16b, {v18.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v15.16b, v18.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v18.8h, v18.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v18.16b, v15.16b, v18.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v18.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v18.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v18.16b, v20.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v18.16b, v22.16b, v18.16b /* g2x_1 = xor(g2x1, g2l_1) */
-	eor v20.16b, v28.16b, v21.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v20.16b, v20.16b, v10.16b /* g3k_1 = xor(g3k_acc_1, rkw_1) */
-	eor v20.16b, v20.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v20.16b, {v20.16b}, v3.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v22.16b, v20.16b, v4.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v22.16b, {v9.16b}, v22.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v20.16b, {v11.16b}, v20.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v22.16b, v20.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v20.16b, v22.16b, v4.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v20.16b, {v13.16b}, v20.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v20.16b, v20.16b, v22.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v22.16b, {v20.16b}, v16.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v22.16b, v20.16b, v22.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v15.16b, {v20.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v15.16b, v20.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v20.8h, v20.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v20.16b, v15.16b, v20.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v20.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v20.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v20.16b, v22.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v20.16b, v26.16b, v20.16b /* g3x_1 = xor(g3x1, g3l_1) */
-	eor v22.16b, v8.16b, v25.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v22.16b, v22.16b, v10.16b /* g4k_1 = xor(g4k_acc_1, rkw_1) */
-	eor v22.16b, v22.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v22.16b, {v22.16b}, v3.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v26.16b, v22.16b, v4.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v22.16b, {v11.16b}, v22.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v26.16b, v22.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v22.16b, v26.16b, v4.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v22.16b, {v13.16b}, v22.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v22.16b, v22.16b, v26.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v26.16b, {v22.16b}, v16.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v26.16b, v22.16b, v26.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v15.16b, {v22.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v15.16b, v22.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v22.8h, v22.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v22.16b, v15.16b, v22.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v22.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v22.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v22.16b, v26.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v22.16b, v30.16b, v22.16b /* g4x_1 = xor(g4x1, g4l_1) */
-	eor v26.16b, v12.16b, v29.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v26.16b, v26.16b, v10.16b /* g5k_1 = xor(g5k_acc_1, rkw_1) */
-	eor v26.16b, v26.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v26.16b, {v26.16b}, v3.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v30.16b, v26.16b, v4.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v26.16b, {v11.16b}, v26.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v30.16b, v26.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v26.16b, v30.16b, v4.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v26.16b, {v13.16b}, v26.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v30.16b, {v26.16b}, v16.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v30.16b, v26.16b, v30.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v15.16b, {v26.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v15.16b, v26.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v26.8h, v26.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v26.16b, v15.16b, v26.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v15.4s, v26.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v15.4s, v26.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v26.16b, v30.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	ldr q30, [sp, #272] /* reload g5x1.2 */
-	eor v26.16b, v30.16b, v26.16b /* g5x_1 = xor(g5x1, g5l_1) */
-	ldr q30, [sp, #144] /* reload g6x2.2 */
-	ldr q15, [sp, #192] /* reload g6x3.2 */
-	eor v30.16b, v30.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v30.16b, v30.16b, v10.16b /* g6k_1 = xor(g6k_acc_1, rkw_1) */
-	eor v30.16b, v30.16b, v31.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v30.16b, {v30.16b}, v3.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v15.16b, v30.16b, v4.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v30.16b, {v11.16b}, v30.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v15.16b, v30.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v30.16b, v15.16b, v4.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v30.16b, v30.16b, v15.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v15.16b, {v30.16b}, v16.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v15.16b, v30.16b, v15.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	str q31, [sp, #128] /* spill g6x0.3 */
-	tbl v31.16b, {v30.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v31.16b, v30.16b, v31.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v30.8h, v30.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v30.16b, v31.16b, v30.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v31.4s, v30.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v31.4s, v30.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v30.16b, v15.16b, v31.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q31, [sp, #96] /* reload g6x1.2 */
-	eor v30.16b, v31.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
-	ldr q31, [sp, #160] /* reload g7x2.2 */
-	ldr q15, [sp, #208] /* reload g7x3.2 */
-	eor v31.16b, v31.16b, v15.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v31.16b, v31.16b, v10.16b /* g7k_1 = xor(g7k_acc_1, rkw_1) */
-	ldr q10, [sp, #176] /* reload g7x0.3 */
-	eor v31.16b, v31.16b, v10.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v10.16b, v31.16b, v4.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v10.16b, v31.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v31.16b, v10.16b, v4.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	eor v11.16b, v11.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q20, [sp, #208] /* spill g1x2.2 */
+	tbl v20.16b, {v11.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v20.16b, v11.16b, v20.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v11.8h, v11.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v20.16b, v20.16b, v11.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v11.4s, v20.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v11.4s, v20.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v20.16b, v15.16b, v11.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v18.16b, v18.16b, v20.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	add x17, x7, #4
+	ld1r {v20.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v11.16b, v24.16b, v17.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v20.16b, v11.16b, v20.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v20.16b, v20.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v20.16b, {v20.16b}, v1.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v11.16b, v20.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v20.16b, {v9.16b}, v20.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v11.16b, v20.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v20.16b, v11.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v20.16b, {v13.16b}, v20.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v20.16b, v20.16b, v11.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v11.16b, {v20.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v11.16b, v20.16b, v11.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v15.16b, {v20.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v15.16b, v20.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v20.8h, v20.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v20.16b, v15.16b, v20.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v15.4s, v20.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v15.4s, v20.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v20.16b, v11.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v20.16b, v22.16b, v20.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	add x17, x7, #4
+	ld1r {v22.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v11.16b, v28.16b, v21.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v22.16b, v11.16b, v22.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v22.16b, v22.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v22.16b, {v22.16b}, v1.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v11.16b, v22.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v22.16b, {v9.16b}, v22.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v11.16b, v22.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v22.16b, v11.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v22.16b, {v13.16b}, v22.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v22.16b, v22.16b, v11.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v11.16b, {v22.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v11.16b, v22.16b, v11.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v15.16b, {v22.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v15.16b, v22.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v22.8h, v22.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v22.16b, v15.16b, v22.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v15.4s, v22.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v15.4s, v22.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v22.16b, v11.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v22.16b, v26.16b, v22.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	add x17, x7, #4
+	ld1r {v26.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v11.16b, v8.16b, v25.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v26.16b, v11.16b, v26.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v26.16b, v26.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v26.16b, {v26.16b}, v1.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v11.16b, v26.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v26.16b, {v9.16b}, v26.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v11.16b, v26.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v26.16b, v11.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v26.16b, {v13.16b}, v26.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v26.16b, v26.16b, v11.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v11.16b, {v26.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v11.16b, v26.16b, v11.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v15.16b, {v26.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v15.16b, v26.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v26.8h, v26.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v26.16b, v15.16b, v26.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v15.4s, v26.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v15.4s, v26.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v26.16b, v11.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v26.16b, v30.16b, v26.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	add x17, x7, #4
+	ld1r {v30.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v11.16b, v12.16b, v29.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v30.16b, v11.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v30.16b, v30.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v30.16b, {v30.16b}, v1.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v11.16b, v30.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v30.16b, {v9.16b}, v30.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v11.16b, v30.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v30.16b, v11.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v30.16b, v30.16b, v11.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v11.16b, {v30.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v11.16b, v30.16b, v11.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v15.16b, {v30.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v15.16b, v30.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v30.8h, v30.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v30.16b, v15.16b, v30.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v15.4s, v30.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v15.4s, v30.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v30.16b, v11.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v30.16b, v10.16b, v30.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	add x17, x7, #4
+	ld1r {v10.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q11, [sp, #112] /* reload g6x2.2 */
+	ldr q15, [sp, #160] /* reload g6x3.2 */
+	eor v11.16b, v11.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v10.16b, v11.16b, v10.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q11, [sp, #80] /* reload g6x0.3 */
+	eor v10.16b, v10.16b, v11.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v10.16b, {v10.16b}, v1.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v11.16b, v10.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v10.16b, {v9.16b}, v10.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v11.16b, v10.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v10.16b, v11.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v11.16b, {v10.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v11.16b, v10.16b, v11.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v15.16b, {v10.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v15.16b, v10.16b, v15.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v10.8h, v10.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v10.16b, v15.16b, v10.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v15.4s, v10.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v15.4s, v10.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v10.16b, v11.16b, v15.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q11, [sp, #176] /* reload g6x1.2 */
+	eor v10.16b, v11.16b, v10.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	add x17, x7, #4
+	ld1r {v11.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q15, [sp, #144] /* reload g7x2.2 */
+	str q10, [sp, #176] /* spill g6x1.3 */
+	ldr q10, [sp, #192] /* reload g7x3.2 */
+	eor v15.16b, v15.16b, v10.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v11.16b, v15.16b, v11.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q15, [sp, #128] /* reload g7x0.3 */
+	eor v11.16b, v11.16b, v15.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v10.16b, v11.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v10.16b, {v16.16b}, v10.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v10.16b, v11.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v11.16b, v10.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
 	tbl v10.16b, {v14.16b}, v10.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v31.16b, v31.16b, v10.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v10.16b, {v31.16b}, v16.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v10.16b, v31.16b, v10.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v15.16b, {v31.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v15.16b, v31.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v31.8h, v31.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v31.16b, v15.16b, v31.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v31.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v31.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v31.16b, v10.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q10, [sp, #112] /* reload g7x1.2 */
-	eor v31.16b, v10.16b, v31.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	eor v10.16b, v11.16b, v10.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v11.16b, {v10.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v11.16b, v10.16b, v11.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v15.16b, {v10.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v15.16b, v10.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v10.8h, v10.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v10.16b, v15.16b, v10.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v15.4s, v10.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v15.4s, v10.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v10.16b, v11.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q11, [sp, #96] /* reload g7x1.2 */
+	eor v10.16b, v11.16b, v10.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x7, #8
-	ld1r {v10.4s}, [x17] /* rkw_2 = bcast32() */
-	ldr q15, [sp, #240] /* reload g0x3.2 */
-	str q31, [sp, #112] /* spill g7x1.3 */
-	ldr q31, [sp, #288] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v31.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v15.16b, v15.16b, v10.16b /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v31.16b, v15.16b, v4.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v31.16b, {v9.16b}, v31.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v15.16b, {v11.16b}, v15.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v31.16b, v15.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v15.16b, v31.16b, v4.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v31.16b, v15.16b, v31.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v31.16b}, v16.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v15.16b, v31.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	str q0, [sp, #272] /* spill g0x1.3 */
-	tbl v0.16b, {v31.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v31.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v31.8h, v31.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v31.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v31.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v31.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v15.16b, v31.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q31, [sp, #256] /* reload g0x2.2 */
-	eor v0.16b, v31.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
-	eor v31.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v31.16b, v31.16b, v10.16b /* g1k_2 = xor(g1k_acc_2, rkw_2) */
-	eor v31.16b, v31.16b, v1.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v15.16b, v31.16b, v4.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v15.16b, v31.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v31.16b, v15.16b, v4.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ld1r {v11.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q15, [sp, #224] /* reload g0x3.2 */
+	eor v15.16b, v15.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v11.16b, v15.16b, v11.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v11.16b, v11.16b, v31.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v15.16b, v11.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v11.16b, v11.16b, v15.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	str q0, [sp, #256] /* spill g0x0.3 */
+	tbl v0.16b, {v11.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v11.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v11.8h, v11.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v11.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v11.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v11.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v15.16b, v11.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q11, [sp, #240] /* reload g0x2.2 */
+	eor v0.16b, v11.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	add x17, x7, #8
+	ld1r {v11.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v15.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v11.16b, v15.16b, v11.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v11.16b, v11.16b, v18.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v15.16b, v11.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v31.16b, v31.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v15.16b, {v31.16b}, v16.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v15.16b, v31.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q7, [sp, #256] /* spill g1x3.2 */
-	tbl v7.16b, {v31.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v7.16b, v31.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v31.8h, v31.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v7.16b, v7.16b, v31.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v31.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v31.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v7.16b, v15.16b, v31.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q31, [sp, #224] /* reload g1x2.2 */
-	eor v7.16b, v31.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
-	eor v31.16b, v17.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v31.16b, v31.16b, v10.16b /* g2k_2 = xor(g2k_acc_2, rkw_2) */
-	eor v31.16b, v31.16b, v18.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v15.16b, v31.16b, v4.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v15.16b, v31.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v31.16b, v15.16b, v4.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	eor v11.16b, v11.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q7, [sp, #240] /* spill g1x3.2 */
+	tbl v7.16b, {v11.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v7.16b, v11.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v11.8h, v11.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v7.16b, v7.16b, v11.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v11.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v11.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v7.16b, v15.16b, v11.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q11, [sp, #208] /* reload g1x2.2 */
+	eor v7.16b, v11.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	add x17, x7, #8
+	ld1r {v11.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v15.16b, v17.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v11.16b, v15.16b, v11.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v11.16b, v11.16b, v20.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v15.16b, v11.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v15.16b, v11.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v11.16b, v15.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v31.16b, v31.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v15.16b, {v31.16b}, v16.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v15.16b, v31.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q17, [sp, #224] /* spill g2x3.2 */
-	tbl v17.16b, {v31.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v17.16b, v31.16b, v17.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v31.8h, v31.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v17.16b, v17.16b, v31.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v31.4s, v17.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v31.4s, v17.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v17.16b, v15.16b, v31.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v11.16b, v11.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v15.16b, {v11.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v15.16b, v11.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q17, [sp, #208] /* spill g2x3.2 */
+	tbl v17.16b, {v11.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v17.16b, v11.16b, v17.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v11.8h, v11.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v17.16b, v17.16b, v11.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v11.4s, v17.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v11.4s, v17.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v17.16b, v15.16b, v11.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	eor v17.16b, v24.16b, v17.16b /* g2x_2 = xor(g2x2, g2l_2) */
-	eor v24.16b, v21.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v24.16b, v24.16b, v10.16b /* g3k_2 = xor(g3k_acc_2, rkw_2) */
-	eor v24.16b, v24.16b, v20.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v24.16b, {v24.16b}, v3.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v31.16b, v24.16b, v4.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	add x17, x7, #8
+	ld1r {v24.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v11.16b, v21.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v24.16b, v11.16b, v24.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v24.16b, v24.16b, v22.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v24.16b, {v24.16b}, v1.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v11.16b, v24.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v31.16b, {v9.16b}, v31.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
-	tbl v24.16b, {v11.16b}, v24.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v31.16b, v24.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v24.16b, v31.16b, v4.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v24.16b, {v9.16b}, v24.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v11.16b, v24.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v24.16b, v11.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
 	tbl v24.16b, {v13.16b}, v24.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v24.16b, v24.16b, v31.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v31.16b, {v24.16b}, v16.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v31.16b, v24.16b, v31.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v24.16b, v24.16b, v11.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v11.16b, {v24.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v11.16b, v24.16b, v11.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	tbl v15.16b, {v24.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
 	eor v15.16b, v24.16b, v15.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
 	rev32 v24.8h, v24.8h /* g3lr16_2 = rev(g3s_2) */
 	eor v24.16b, v15.16b, v24.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
 	ushr v15.4s, v24.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
 	sli v15.4s, v24.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v24.16b, v31.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v24.16b, v11.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
 	eor v24.16b, v28.16b, v24.16b /* g3x_2 = xor(g3x2, g3l_2) */
-	eor v28.16b, v25.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v28.16b, v28.16b, v10.16b /* g4k_2 = xor(g4k_acc_2, rkw_2) */
-	eor v28.16b, v28.16b, v22.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v28.16b, {v28.16b}, v3.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v31.16b, v28.16b, v4.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	add x17, x7, #8
+	ld1r {v28.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v11.16b, v25.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v28.16b, v11.16b, v28.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v28.16b, v28.16b, v26.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v28.16b, {v28.16b}, v1.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v11.16b, v28.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v31.16b, {v9.16b}, v31.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
-	tbl v28.16b, {v11.16b}, v28.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v31.16b, v28.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v28.16b, v31.16b, v4.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v28.16b, {v9.16b}, v28.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v11.16b, v28.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v28.16b, v11.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
 	tbl v28.16b, {v13.16b}, v28.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v28.16b, v28.16b, v31.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v31.16b, {v28.16b}, v16.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v31.16b, v28.16b, v31.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v28.16b, v28.16b, v11.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v11.16b, {v28.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v11.16b, v28.16b, v11.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
 	tbl v15.16b, {v28.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
 	eor v15.16b, v28.16b, v15.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
 	rev32 v28.8h, v28.8h /* g4lr16_2 = rev(g4s_2) */
 	eor v28.16b, v15.16b, v28.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
 	ushr v15.4s, v28.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
 	sli v15.4s, v28.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v28.16b, v31.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v28.16b, v11.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
 	eor v28.16b, v8.16b, v28.16b /* g4x_2 = xor(g4x2, g4l_2) */
-	eor v31.16b, v29.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v31.16b, v31.16b, v10.16b /* g5k_2 = xor(g5k_acc_2, rkw_2) */
-	eor v31.16b, v31.16b, v26.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v31.16b, {v31.16b}, v3.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v8.16b, v31.16b, v4.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
-	tbl v31.16b, {v11.16b}, v31.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v8.16b, v31.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v31.16b, v8.16b, v4.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v31.16b, v31.16b, v8.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v8.16b, {v31.16b}, v16.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v8.16b, v31.16b, v8.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v15.16b, {v31.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v15.16b, v31.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	rev32 v31.8h, v31.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v31.16b, v15.16b, v31.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v15.4s, v31.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v15.4s, v31.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v31.16b, v8.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v31.16b, v12.16b, v31.16b /* g5x_2 = xor(g5x2, g5l_2) */
-	ldr q8, [sp, #192] /* reload g6x3.2 */
-	ldr q12, [sp, #128] /* reload g6x0.3 */
-	eor v15.16b, v8.16b, v12.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v15.16b, v15.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_2) */
-	eor v15.16b, v15.16b, v30.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v8.16b, v15.16b, v4.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v15.16b, {v11.16b}, v15.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v8.16b, v15.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v15.16b, v8.16b, v4.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v8.16b, v15.16b, v8.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v15.16b, {v8.16b}, v16.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v15.16b, v8.16b, v15.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v12.16b, {v8.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v12.16b, v8.16b, v12.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v8.8h, v8.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v8.16b, v12.16b, v8.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v12.4s, v8.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v12.4s, v8.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v8.16b, v15.16b, v12.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q12, [sp, #144] /* reload g6x2.2 */
-	eor v8.16b, v12.16b, v8.16b /* g6x_2 = xor(g6x2, g6l_2) */
-	ldr q12, [sp, #208] /* reload g7x3.2 */
-	ldr q15, [sp, #176] /* reload g7x0.3 */
-	eor v12.16b, v12.16b, v15.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v10.16b, v12.16b, v10.16b /* g7k_2 = xor(g7k_acc_2, rkw_2) */
-	ldr q12, [sp, #112] /* reload g7x1.3 */
-	eor v10.16b, v10.16b, v12.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v12.16b, v10.16b, v4.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v12.16b, v10.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v10.16b, v12.16b, v4.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v12.16b, {v10.16b}, v16.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v12.16b, v10.16b, v12.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v15.16b, {v10.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v15.16b, v10.16b, v15.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v10.8h, v10.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v10.16b, v15.16b, v10.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v15.4s, v10.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v15.4s, v10.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v10.16b, v12.16b, v15.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q12, [sp, #160] /* reload g7x2.2 */
-	eor v10.16b, v12.16b, v10.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	add x17, x7, #8
+	ld1r {v8.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v11.16b, v29.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v8.16b, v11.16b, v8.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v8.16b, v8.16b, v30.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v8.16b, {v8.16b}, v1.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v11.16b, v8.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v11.16b, {v16.16b}, v11.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v8.16b, {v9.16b}, v8.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v11.16b, v8.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v8.16b, v11.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v8.16b, {v13.16b}, v8.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v8.16b, v8.16b, v11.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v11.16b, {v8.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v11.16b, v8.16b, v11.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v15.16b, {v8.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v15.16b, v8.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v8.8h, v8.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v8.16b, v15.16b, v8.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v15.4s, v8.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v15.4s, v8.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v8.16b, v11.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v8.16b, v12.16b, v8.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	add x17, x7, #8
+	ld1r {v11.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q12, [sp, #160] /* reload g6x3.2 */
+	ldr q15, [sp, #80] /* reload g6x0.3 */
+	eor v12.16b, v12.16b, v15.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v11.16b, v12.16b, v11.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q12, [sp, #176] /* reload g6x1.3 */
+	eor v11.16b, v11.16b, v12.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v11.16b, {v11.16b}, v1.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v12.16b, v11.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v12.16b, {v16.16b}, v12.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v11.16b, {v9.16b}, v11.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v12.16b, v11.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v11.16b, v12.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v12.16b, {v14.16b}, v12.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v12.16b, {v11.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v12.16b, v11.16b, v12.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v15.16b, {v11.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v15.16b, v11.16b, v15.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v11.8h, v11.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v11.16b, v15.16b, v11.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v15.4s, v11.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v15.4s, v11.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v11.16b, v12.16b, v15.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q12, [sp, #112] /* reload g6x2.2 */
+	eor v11.16b, v12.16b, v11.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	add x17, x7, #8
+	ld1r {v12.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q15, [sp, #192] /* reload g7x3.2 */
+	str q11, [sp, #112] /* spill g6x2.3 */
+	ldr q11, [sp, #128] /* reload g7x0.3 */
+	eor v15.16b, v15.16b, v11.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v12.16b, v15.16b, v12.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v12.16b, v12.16b, v10.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v15.16b, v12.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v12.16b, v12.16b, v15.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v15.16b, v12.16b, v15.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v11.16b, {v12.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v11.16b, v12.16b, v11.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v12.8h, v12.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v11.16b, v11.16b, v12.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v12.4s, v11.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v12.4s, v11.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v11.16b, v15.16b, v12.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q12, [sp, #144] /* reload g7x2.2 */
+	eor v11.16b, v12.16b, v11.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_3 = bcast32() */
-	ldr q15, [sp, #288] /* reload g0x0.3 */
-	str q10, [sp, #160] /* spill g7x2.3 */
-	ldr q10, [sp, #272] /* reload g0x1.3 */
-	eor v15.16b, v15.16b, v10.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v15.16b, v15.16b, v12.16b /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	eor v15.16b, v15.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v15.16b, {v15.16b}, v3.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v10.16b, v15.16b, v4.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v15.16b, {v11.16b}, v15.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v10.16b, v15.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v15.16b, v10.16b, v4.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v15.16b, {v13.16b}, v15.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v10.16b, v15.16b, v10.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v10.16b}, v16.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	str q0, [sp, #304] /* spill g0x2.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v10.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v10.8h, v10.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v10.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v10.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v10.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v15.16b, v10.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q10, [sp, #240] /* reload g0x3.2 */
-	eor v0.16b, v10.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
-	eor v10.16b, v2.16b, v1.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v10.16b, v10.16b, v12.16b /* g1k_3 = xor(g1k_acc_3, rkw_3) */
-	eor v10.16b, v10.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v15.16b, v10.16b, v4.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v15.16b, v10.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v10.16b, v15.16b, v4.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ld1r {v12.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q15, [sp, #256] /* reload g0x0.3 */
+	eor v15.16b, v15.16b, v31.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v12.16b, v15.16b, v12.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v12.16b, v12.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v15.16b, v12.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v12.16b, v12.16b, v15.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v15.16b, v12.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	str q0, [sp, #272] /* spill g0x2.3 */
+	tbl v0.16b, {v12.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v12.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v12.8h, v12.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v12.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v12.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v12.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v15.16b, v12.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q12, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v12.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	add x17, x7, #12
+	ld1r {v12.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v15.16b, v2.16b, v18.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v12.16b, v15.16b, v12.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v12.16b, v12.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v15.16b, v12.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v15.16b, {v10.16b}, v16.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q2, [sp, #240] /* spill g1x0.3 */
-	tbl v2.16b, {v10.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v2.16b, v10.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v10.8h, v10.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v2.16b, v2.16b, v10.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v10.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v10.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v2.16b, v15.16b, v10.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q10, [sp, #256] /* reload g1x3.2 */
-	eor v2.16b, v10.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
-	eor v10.16b, v5.16b, v18.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v10.16b, v10.16b, v12.16b /* g2k_3 = xor(g2k_acc_3, rkw_3) */
-	eor v10.16b, v10.16b, v17.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v15.16b, v10.16b, v4.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v15.16b, v10.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v10.16b, v15.16b, v4.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	eor v12.16b, v12.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v15.16b, v12.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q2, [sp, #224] /* spill g1x0.3 */
+	tbl v2.16b, {v12.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v2.16b, v12.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v12.8h, v12.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v2.16b, v2.16b, v12.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v12.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v12.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v2.16b, v15.16b, v12.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q12, [sp, #240] /* reload g1x3.2 */
+	eor v2.16b, v12.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	add x17, x7, #12
+	ld1r {v12.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v15.16b, v5.16b, v20.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v12.16b, v15.16b, v12.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v12.16b, v12.16b, v17.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v15.16b, v12.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v15.16b, {v10.16b}, v16.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q5, [sp, #256] /* spill g2x0.3 */
-	tbl v5.16b, {v10.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v5.16b, v10.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v10.8h, v10.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v5.16b, v5.16b, v10.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v10.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v10.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v5.16b, v15.16b, v10.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q10, [sp, #224] /* reload g2x3.2 */
-	eor v5.16b, v10.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
-	eor v10.16b, v19.16b, v20.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v10.16b, v10.16b, v12.16b /* g3k_3 = xor(g3k_acc_3, rkw_3) */
-	eor v10.16b, v10.16b, v24.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v15.16b, v10.16b, v4.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v15.16b, v10.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v10.16b, v15.16b, v4.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	eor v12.16b, v12.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v15.16b, v12.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q5, [sp, #240] /* spill g2x0.3 */
+	tbl v5.16b, {v12.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v5.16b, v12.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v12.8h, v12.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v5.16b, v5.16b, v12.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v12.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v12.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v5.16b, v15.16b, v12.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q12, [sp, #208] /* reload g2x3.2 */
+	eor v5.16b, v12.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	add x17, x7, #12
+	ld1r {v12.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v15.16b, v19.16b, v22.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v12.16b, v15.16b, v12.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v12.16b, v12.16b, v24.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v15.16b, v12.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	tbl v15.16b, {v14.16b}, v15.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v15.16b, {v10.16b}, v16.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #224] /* spill g3x0.3 */
-	tbl v19.16b, {v10.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v19.16b, v10.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v10.8h, v10.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v19.16b, v19.16b, v10.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v10.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v10.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v15.16b, v10.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v12.16b, v12.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v15.16b, v12.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q19, [sp, #208] /* spill g3x0.3 */
+	tbl v19.16b, {v12.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v19.16b, v12.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v12.8h, v12.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v19.16b, v19.16b, v12.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v12.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v12.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v19.16b, v15.16b, v12.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
 	eor v19.16b, v21.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
-	eor v21.16b, v23.16b, v22.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v21.16b, v21.16b, v12.16b /* g4k_3 = xor(g4k_acc_3, rkw_3) */
+	add x17, x7, #12
+	ld1r {v21.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v12.16b, v23.16b, v26.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v21.16b, v12.16b, v21.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
 	eor v21.16b, v21.16b, v28.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v21.16b, {v21.16b}, v3.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v10.16b, v21.16b, v4.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	tbl v21.16b, {v21.16b}, v1.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v12.16b, v21.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v21.16b, {v11.16b}, v21.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v10.16b, v21.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v21.16b, v10.16b, v4.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v12.16b, {v16.16b}, v12.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v21.16b, {v9.16b}, v21.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v12.16b, v21.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v21.16b, v12.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
 	tbl v21.16b, {v13.16b}, v21.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v21.16b, v21.16b, v10.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v10.16b, {v21.16b}, v16.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v10.16b, v21.16b, v10.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v12.16b, {v14.16b}, v12.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v21.16b, v21.16b, v12.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v12.16b, {v21.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v12.16b, v21.16b, v12.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	tbl v15.16b, {v21.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
 	eor v15.16b, v21.16b, v15.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	rev32 v21.8h, v21.8h /* g4lr16_3 = rev(g4s_3) */
 	eor v21.16b, v15.16b, v21.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
 	ushr v15.4s, v21.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
 	sli v15.4s, v21.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v21.16b, v10.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v21.16b, v12.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	eor v21.16b, v25.16b, v21.16b /* g4x_3 = xor(g4x3, g4l_3) */
-	eor v25.16b, v27.16b, v26.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v25.16b, v25.16b, v12.16b /* g5k_3 = xor(g5k_acc_3, rkw_3) */
-	eor v25.16b, v25.16b, v31.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v25.16b, {v25.16b}, v3.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v10.16b, v25.16b, v4.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	add x17, x7, #12
+	ld1r {v25.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v12.16b, v27.16b, v30.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v25.16b, v12.16b, v25.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	eor v25.16b, v25.16b, v8.16b /* g5t_3 = xor(g5k_3, g5x2) */
+	tbl v25.16b, {v25.16b}, v1.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v12.16b, v25.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
-	tbl v25.16b, {v11.16b}, v25.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v10.16b, v25.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v25.16b, v10.16b, v4.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v12.16b, {v16.16b}, v12.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v25.16b, {v9.16b}, v25.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v12.16b, v25.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v25.16b, v12.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
 	tbl v25.16b, {v13.16b}, v25.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v25.16b, v25.16b, v10.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v10.16b, {v25.16b}, v16.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v10.16b, v25.16b, v10.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v12.16b, {v14.16b}, v12.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v25.16b, v25.16b, v12.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v12.16b, {v25.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v12.16b, v25.16b, v12.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
 	tbl v15.16b, {v25.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
 	eor v15.16b, v25.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
 	rev32 v25.8h, v25.8h /* g5lr16_3 = rev(g5s_3) */
 	eor v25.16b, v15.16b, v25.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
 	ushr v15.4s, v25.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
 	sli v15.4s, v25.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v25.16b, v10.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v25.16b, v12.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
 	eor v25.16b, v29.16b, v25.16b /* g5x_3 = xor(g5x3, g5l_3) */
-	ldr q29, [sp, #128] /* reload g6x0.3 */
-	eor v10.16b, v29.16b, v30.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v10.16b, v10.16b, v12.16b /* g6k_3 = xor(g6k_acc_3, rkw_3) */
-	eor v10.16b, v10.16b, v8.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v15.16b, v10.16b, v4.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v15.16b, {v9.16b}, v15.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v15.16b, v10.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v10.16b, v15.16b, v4.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v15.16b, {v10.16b}, v16.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v29.16b, {v10.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v29.16b, v10.16b, v29.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v10.8h, v10.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v29.16b, v29.16b, v10.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v10.4s, v29.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v10.4s, v29.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v29.16b, v15.16b, v10.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q10, [sp, #192] /* reload g6x3.2 */
-	eor v29.16b, v10.16b, v29.16b /* g6x_3 = xor(g6x3, g6l_3) */
-	ldr q10, [sp, #176] /* reload g7x0.3 */
-	ldr q15, [sp, #112] /* reload g7x1.3 */
-	eor v10.16b, v10.16b, v15.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v10.16b, v10.16b, v12.16b /* g7k_3 = xor(g7k_acc_3, rkw_3) */
-	ldr q12, [sp, #160] /* reload g7x2.3 */
-	eor v10.16b, v10.16b, v12.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v10.16b, {v10.16b}, v3.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v12.16b, v10.16b, v4.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v10.16b, v10.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v10.16b, {v11.16b}, v10.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v12.16b, v10.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v10.16b, v12.16b, v4.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v12.16b, v12.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v12.16b, {v10.16b}, v16.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	tbl v15.16b, {v10.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v15.16b, v10.16b, v15.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v12.16b, v10.16b, v12.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v10.8h, v10.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v10.16b, v15.16b, v10.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v15.4s, v10.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v15.4s, v10.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v10.16b, v12.16b, v15.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q12, [sp, #208] /* reload g7x3.2 */
+	add x17, x7, #12
+	ld1r {v29.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q12, [sp, #80] /* reload g6x0.3 */
+	ldr q15, [sp, #176] /* reload g6x1.3 */
+	eor v12.16b, v12.16b, v15.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v29.16b, v12.16b, v29.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q12, [sp, #112] /* reload g6x2.3 */
+	eor v29.16b, v29.16b, v12.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v29.16b, {v29.16b}, v1.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v12.16b, v29.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v12.16b, {v16.16b}, v12.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v12.16b, v29.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v29.16b, v12.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v12.16b, {v14.16b}, v12.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v29.16b, v29.16b, v12.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v12.16b, {v29.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v12.16b, v29.16b, v12.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v15.16b, {v29.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v15.16b, v29.16b, v15.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v29.8h, v29.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v29.16b, v15.16b, v29.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v15.4s, v29.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v15.4s, v29.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v29.16b, v12.16b, v15.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q12, [sp, #160] /* reload g6x3.2 */
+	eor v29.16b, v12.16b, v29.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	add x17, x7, #12
+	ld1r {v12.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q15, [sp, #128] /* reload g7x0.3 */
+	eor v15.16b, v15.16b, v10.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v12.16b, v15.16b, v12.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v12.16b, v12.16b, v11.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v12.16b, {v12.16b}, v1.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v15.16b, v12.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v15.16b, {v16.16b}, v15.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v12.16b, v12.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v12.16b, {v9.16b}, v12.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v15.16b, v12.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v12.16b, v15.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v12.16b, {v13.16b}, v12.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v15.16b, v15.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v15.16b, {v14.16b}, v15.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v12.16b, v12.16b, v15.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v15.16b, {v12.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q10, [sp, #96] /* spill g7x1.3 */
+	tbl v10.16b, {v12.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v10.16b, v12.16b, v10.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v15.16b, v12.16b, v15.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v12.8h, v12.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v10.16b, v10.16b, v12.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v12.4s, v10.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v12.4s, v10.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v10.16b, v15.16b, v12.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q12, [sp, #192] /* reload g7x3.2 */
 	eor v10.16b, v12.16b, v10.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q27, [sp, #80] /* spill g5x0.2 */
-	str q30, [sp, #96] /* spill g6x1.2 */
-	str q8, [sp, #144] /* spill g6x2.2 */
-	str q29, [sp, #192] /* spill g6x3.2 */
-	str q10, [sp, #208] /* spill g7x3.2 */
+	str q11, [sp, #144] /* spill g7x2.2 */
+	str q29, [sp, #160] /* spill g6x3.2 */
+	str q10, [sp, #192] /* spill g7x3.2 */
 	mov v6.16b, v0.16b /* g0x3.3 */
-	ldr q27, [sp, #224] /* reload g3x0.3 */
 	mov v29.16b, v25.16b /* g5x3.3 */
 	mov v25.16b, v21.16b /* g4x3.3 */
 	mov v21.16b, v19.16b /* g3x3.3 */
-	ldr q19, [sp, #240] /* reload g1x0.3 */
-	mov v30.16b, v22.16b /* g4x1.3 */
-	mov v22.16b, v18.16b /* g2x1.3 */
-	mov v18.16b, v1.16b /* g1x1.3 */
+	ldr q19, [sp, #224] /* reload g1x0.3 */
+	mov v10.16b, v30.16b /* g5x1.3 */
+	mov v30.16b, v26.16b /* g4x1.3 */
+	mov v26.16b, v22.16b /* g3x1.3 */
+	mov v22.16b, v20.16b /* g2x1.3 */
+	mov v20.16b, v7.16b /* g1x2.3 */
+	mov v7.16b, v2.16b /* g1x3.3 */
+	ldr q2, [sp, #256] /* reload g0x0.3 */
+	mov v11.16b, v27.16b /* g5x0.3 */
+	ldr q27, [sp, #208] /* reload g3x0.3 */
+	mov v12.16b, v8.16b /* g5x2.3 */
 	mov v8.16b, v28.16b /* g4x2.3 */
 	mov v28.16b, v24.16b /* g3x2.3 */
 	mov v24.16b, v17.16b /* g2x2.3 */
 	mov v17.16b, v5.16b /* g2x3.3 */
-	ldr q5, [sp, #272] /* reload g0x1.3 */
-	mov v10.16b, v26.16b /* g5x1.3 */
-	mov v26.16b, v20.16b /* g3x1.3 */
-	mov v20.16b, v7.16b /* g1x2.3 */
-	mov v7.16b, v2.16b /* g1x3.3 */
-	ldr q2, [sp, #288] /* reload g0x0.3 */
-	mov v12.16b, v31.16b /* g5x2.3 */
+	mov v5.16b, v31.16b /* g0x1.3 */
 	mov v31.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #256] /* reload g2x0.3 */
-	ldr q15, [sp, #304] /* reload g0x2.3 */
+	ldr q23, [sp, #240] /* reload g2x0.3 */
+	ldr q15, [sp, #272] /* reload g0x2.3 */
 	add x7, x7, #16
 	subs x6, x6, #1
 	b.ne .Lsm4_wordslice_neon_aes_9_loop_r0
@@ -8718,35 +8927,34 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	str q0, [x2, #304] /* store ct_19 */
 	zip1 v0.4s, v29.4s, v10.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
 	zip2 v1.4s, v29.4s, v10.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	ldr q2, [sp, #80] /* reload g5x0.2 */
-	zip1 v3.4s, v12.4s, v2.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v2.4s, v12.4s, v2.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
-	zip1 v4.4s, v0.4s, v3.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	zip2 v0.4s, v0.4s, v3.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	rev32 v3.16b, v4.16b /* outbe_20 = rev(tro1_20) */
+	zip1 v2.4s, v12.4s, v11.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v12.4s, v11.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
+	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
 	rev32 v0.16b, v0.16b /* outbe_21 = rev(tro1_21) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	rev32 v2.16b, v4.16b /* outbe_22 = rev(tro1_22) */
+	zip1 v4.4s, v1.4s, v3.4s /* tro1_22 = unpacklo(tro0_21, tro0_23) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_23 = unpackhi(tro0_21, tro0_23) */
+	rev32 v3.16b, v4.16b /* outbe_22 = rev(tro1_22) */
 	rev32 v1.16b, v1.16b /* outbe_23 = rev(tro1_23) */
 	ldr q4, [x3, #320] /* msg_20 = load() */
-	eor v3.16b, v3.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
-	str q3, [x2, #320] /* store ct_20 */
-	ldr q3, [x3, #336] /* msg_21 = load() */
-	eor v0.16b, v0.16b, v3.16b /* ct_21 = xor(outbe_21, msg_21) */
+	eor v2.16b, v2.16b, v4.16b /* ct_20 = xor(outbe_20, msg_20) */
+	str q2, [x2, #320] /* store ct_20 */
+	ldr q2, [x3, #336] /* msg_21 = load() */
+	eor v0.16b, v0.16b, v2.16b /* ct_21 = xor(outbe_21, msg_21) */
 	str q0, [x2, #336] /* store ct_21 */
 	ldr q0, [x3, #352] /* msg_22 = load() */
-	eor v0.16b, v2.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
+	eor v0.16b, v3.16b, v0.16b /* ct_22 = xor(outbe_22, msg_22) */
 	str q0, [x2, #352] /* store ct_22 */
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #192] /* reload g6x3.2 */
-	ldr q1, [sp, #96] /* reload g6x1.2 */
+	ldr q0, [sp, #160] /* reload g6x3.2 */
+	ldr q1, [sp, #176] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #144] /* reload g6x2.2 */
-	ldr q3, [sp, #128] /* reload g6x0.2 */
+	ldr q1, [sp, #112] /* reload g6x2.2 */
+	ldr q3, [sp, #80] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -8769,12 +8977,12 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	ldr q1, [x3, #432] /* msg_27 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
-	ldr q0, [sp, #208] /* reload g7x3.2 */
-	ldr q1, [sp, #112] /* reload g7x1.2 */
+	ldr q0, [sp, #192] /* reload g7x3.2 */
+	ldr q1, [sp, #96] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #160] /* reload g7x2.2 */
-	ldr q3, [sp, #176] /* reload g7x0.2 */
+	ldr q1, [sp, #144] /* reload g7x2.2 */
+	ldr q3, [sp, #128] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -8803,7 +9011,7 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_batch_gcm)
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
 	ldp d14, d15, [sp, #48]
-	add sp, sp, #320
+	add sp, sp, #288
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_batch_gcm)
 
@@ -8990,6 +9198,682 @@ SYM_FUNC_START(sm4_wordslice_neon_aes_one_block)
 	str q0, [x2] /* store outbe */
 	ret
 SYM_FUNC_END(sm4_wordslice_neon_aes_one_block)
+
+/* sm4_wordslice_neon_aes_batch_multi: wordslice128_multi_key_chained, 4 arguments
+ *   x0: rk
+ *   x1: in
+ *   x2: out
+ *   x3: src
+ *   x4: iterations of the r loop left
+ *   x5: rk + 256 x r
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 80 bytes (1 spill slot of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.p2align 4
+SYM_FUNC_START(sm4_wordslice_neon_aes_batch_multi)
+	sub sp, sp, #80
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+	ldr q0, [x1] /* raw = load() */
+	ldr q1, [x3] /* tweak = load() */
+	eor v0.16b, v0.16b, v1.16b /* row = xor(raw, tweak) */
+	rev32 v0.16b, v0.16b /* rowle = rev(row) */
+	ldr q1, [x1, #16] /* raw_1 = load() */
+	ldr q2, [x3, #16] /* tweak_1 = load() */
+	eor v1.16b, v1.16b, v2.16b /* row_1 = xor(raw_1, tweak_1) */
+	rev32 v1.16b, v1.16b /* rowle_1 = rev(row_1) */
+	ldr q2, [x1, #32] /* raw_2 = load() */
+	ldr q3, [x3, #32] /* tweak_2 = load() */
+	eor v2.16b, v2.16b, v3.16b /* row_2 = xor(raw_2, tweak_2) */
+	rev32 v2.16b, v2.16b /* rowle_2 = rev(row_2) */
+	ldr q3, [x1, #48] /* raw_3 = load() */
+	ldr q4, [x3, #48] /* tweak_3 = load() */
+	eor v3.16b, v3.16b, v4.16b /* row_3 = xor(raw_3, tweak_3) */
+	rev32 v3.16b, v3.16b /* rowle_3 = rev(row_3) */
+	zip1 v4.4s, v0.4s, v2.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v0.4s, v0.4s, v2.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v2.4s, v1.4s, v3.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v3.4s, v4.4s, v2.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v2.4s, v4.4s, v2.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v4.4s, v0.4s, v1.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v0.4s, v0.4s, v1.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	ldr q1, [x1, #64] /* raw_4 = load() */
+	ldr q5, [x3, #64] /* tweak_4 = load() */
+	eor v1.16b, v1.16b, v5.16b /* row_4 = xor(raw_4, tweak_4) */
+	rev32 v1.16b, v1.16b /* rowle_4 = rev(row_4) */
+	ldr q5, [x1, #80] /* raw_5 = load() */
+	ldr q6, [x3, #80] /* tweak_5 = load() */
+	eor v5.16b, v5.16b, v6.16b /* row_5 = xor(raw_5, tweak_5) */
+	rev32 v5.16b, v5.16b /* rowle_5 = rev(row_5) */
+	ldr q6, [x1, #96] /* raw_6 = load() */
+	ldr q7, [x3, #96] /* tweak_6 = load() */
+	eor v6.16b, v6.16b, v7.16b /* row_6 = xor(raw_6, tweak_6) */
+	rev32 v6.16b, v6.16b /* rowle_6 = rev(row_6) */
+	ldr q7, [x1, #112] /* raw_7 = load() */
+	ldr q16, [x3, #112] /* tweak_7 = load() */
+	eor v7.16b, v7.16b, v16.16b /* row_7 = xor(raw_7, tweak_7) */
+	rev32 v7.16b, v7.16b /* rowle_7 = rev(row_7) */
+	zip1 v16.4s, v1.4s, v6.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v1.4s, v1.4s, v6.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v6.4s, v5.4s, v7.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v5.4s, v5.4s, v7.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v7.4s, v16.4s, v6.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v6.4s, v16.4s, v6.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v16.4s, v1.4s, v5.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v1.4s, v1.4s, v5.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	ldr q5, [x1, #128] /* raw_8 = load() */
+	ldr q17, [x3, #128] /* tweak_8 = load() */
+	eor v5.16b, v5.16b, v17.16b /* row_8 = xor(raw_8, tweak_8) */
+	rev32 v5.16b, v5.16b /* rowle_8 = rev(row_8) */
+	ldr q17, [x1, #144] /* raw_9 = load() */
+	ldr q18, [x3, #144] /* tweak_9 = load() */
+	eor v17.16b, v17.16b, v18.16b /* row_9 = xor(raw_9, tweak_9) */
+	rev32 v17.16b, v17.16b /* rowle_9 = rev(row_9) */
+	ldr q18, [x1, #160] /* raw_10 = load() */
+	ldr q19, [x3, #160] /* tweak_10 = load() */
+	eor v18.16b, v18.16b, v19.16b /* row_10 = xor(raw_10, tweak_10) */
+	rev32 v18.16b, v18.16b /* rowle_10 = rev(row_10) */
+	ldr q19, [x1, #176] /* raw_11 = load() */
+	ldr q20, [x3, #176] /* tweak_11 = load() */
+	eor v19.16b, v19.16b, v20.16b /* row_11 = xor(raw_11, tweak_11) */
+	rev32 v19.16b, v19.16b /* rowle_11 = rev(row_11) */
+	zip1 v20.4s, v5.4s, v18.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v5.4s, v5.4s, v18.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v18.4s, v17.4s, v19.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v17.4s, v17.4s, v19.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v19.4s, v20.4s, v18.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v18.4s, v20.4s, v18.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v20.4s, v5.4s, v17.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v5.4s, v5.4s, v17.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	ldr q17, [x1, #192] /* raw_12 = load() */
+	ldr q21, [x3, #192] /* tweak_12 = load() */
+	eor v17.16b, v17.16b, v21.16b /* row_12 = xor(raw_12, tweak_12) */
+	rev32 v17.16b, v17.16b /* rowle_12 = rev(row_12) */
+	ldr q21, [x1, #208] /* raw_13 = load() */
+	ldr q22, [x3, #208] /* tweak_13 = load() */
+	eor v21.16b, v21.16b, v22.16b /* row_13 = xor(raw_13, tweak_13) */
+	rev32 v21.16b, v21.16b /* rowle_13 = rev(row_13) */
+	ldr q22, [x1, #224] /* raw_14 = load() */
+	ldr q23, [x3, #224] /* tweak_14 = load() */
+	eor v22.16b, v22.16b, v23.16b /* row_14 = xor(raw_14, tweak_14) */
+	rev32 v22.16b, v22.16b /* rowle_14 = rev(row_14) */
+	ldr q23, [x1, #240] /* raw_15 = load() */
+	ldr q24, [x3, #240] /* tweak_15 = load() */
+	eor v23.16b, v23.16b, v24.16b /* row_15 = xor(raw_15, tweak_15) */
+	rev32 v23.16b, v23.16b /* rowle_15 = rev(row_15) */
+	zip1 v24.4s, v17.4s, v22.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v17.4s, v17.4s, v22.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v22.4s, v21.4s, v23.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v21.4s, v21.4s, v23.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v23.4s, v24.4s, v22.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v22.4s, v24.4s, v22.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v24.4s, v17.4s, v21.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v17.4s, v17.4s, v21.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_nibble_mask
+	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_inv_shift_rows
+	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_rotl24
+	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_rotl24] /* rotl24 = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_tbl_hi
+	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_tbl_hi_1
+	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_tbl_lo
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_tbl_lo] /* tbl_lo = const() */
+	mov x5, x0
+	mov x4, #8
+	.p2align 4
+.Lsm4_wordslice_neon_aes_11_loop_r0:
+
+	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+	ldr q30, [x5] /* rkv = load() */
+	eor v31.16b, v2.16b, v4.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v30.16b, v31.16b, v30.16b /* g0k = xor(g0k_acc, rkv) */
+	eor v30.16b, v30.16b, v0.16b /* g0t = xor(g0k, g0x3) */
+	tbl v30.16b, {v30.16b}, v25.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	and v31.16b, v30.16b, v21.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	tbl v30.16b, {v27.16b}, v30.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	aese v31.16b, v30.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
+	and v30.16b, v31.16b, v21.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
+	adrp x17, .Lsm4_wordslice_neon_aes_11_tbl_lo_1
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_11_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v30.16b, {v8.16b}, v30.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	eor v30.16b, v30.16b, v31.16b /* g0s = xor(g0s_l, g0s_h) */
+	ushr v31.4s, v30.4s, #30 /* g0r2_r = shr(g0s) */
+	sli v31.4s, v30.4s, #2 /* g0r2 = sli(g0r2_r, g0s) */
+	ushr v9.4s, v30.4s, #22 /* g0r10_r = shr(g0s) */
+	sli v9.4s, v30.4s, #10 /* g0r10 = sli(g0r10_r, g0s) */
+	eor v31.16b, v31.16b, v9.16b /* g0f_acc = xor(g0r2, g0r10) */
+	ushr v9.4s, v30.4s, #14 /* g0r18_r = shr(g0s) */
+	sli v9.4s, v30.4s, #18 /* g0r18 = sli(g0r18_r, g0s) */
+	eor v31.16b, v31.16b, v9.16b /* g0f = xor(g0f_acc, g0r18) */
+	tbl v9.16b, {v30.16b}, v26.16b /* g0r24 = lookup16(g0s, rotl24) */
+	eor v3.16b, v3.16b, v30.16b /* g0n_acc = xor(g0x0, g0s) */
+	eor v3.16b, v3.16b, v9.16b /* g0n = xor(g0n_acc, g0r24) */
+	eor v30.16b, v3.16b, v31.16b /* g0x = xor(g0n, g0f) */
+	ldr q9, [x5, #16] /* rkv_1 = load() */
+	eor v10.16b, v6.16b, v16.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v9.16b, v10.16b, v9.16b /* g1k = xor(g1k_acc, rkv_1) */
+	eor v9.16b, v9.16b, v1.16b /* g1t = xor(g1k, g1x3) */
+	tbl v9.16b, {v9.16b}, v25.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v10.16b, v9.16b, v21.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v10.16b, v9.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v9.16b, v10.16b, v21.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
+	tbl v9.16b, {v8.16b}, v9.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* g1s = xor(g1s_l, g1s_h) */
+	ushr v10.4s, v9.4s, #30 /* g1r2_r = shr(g1s) */
+	sli v10.4s, v9.4s, #2 /* g1r2 = sli(g1r2_r, g1s) */
+	ushr v11.4s, v9.4s, #22 /* g1r10_r = shr(g1s) */
+	sli v11.4s, v9.4s, #10 /* g1r10 = sli(g1r10_r, g1s) */
+	eor v10.16b, v10.16b, v11.16b /* g1f_acc = xor(g1r2, g1r10) */
+	ushr v11.4s, v9.4s, #14 /* g1r18_r = shr(g1s) */
+	sli v11.4s, v9.4s, #18 /* g1r18 = sli(g1r18_r, g1s) */
+	eor v10.16b, v10.16b, v11.16b /* g1f = xor(g1f_acc, g1r18) */
+	tbl v11.16b, {v9.16b}, v26.16b /* g1r24 = lookup16(g1s, rotl24) */
+	eor v7.16b, v7.16b, v9.16b /* g1n_acc = xor(g1x0, g1s) */
+	eor v7.16b, v7.16b, v11.16b /* g1n = xor(g1n_acc, g1r24) */
+	eor v9.16b, v7.16b, v10.16b /* g1x = xor(g1n, g1f) */
+	ldr q11, [x5, #32] /* rkv_2 = load() */
+	eor v12.16b, v18.16b, v20.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v11.16b, v12.16b, v11.16b /* g2k = xor(g2k_acc, rkv_2) */
+	eor v11.16b, v11.16b, v5.16b /* g2t = xor(g2k, g2x3) */
+	tbl v11.16b, {v11.16b}, v25.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v12.16b, v11.16b, v21.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v11.16b, {v27.16b}, v11.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v12.16b, v11.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v11.16b, v12.16b, v21.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v11.16b, v11.16b, v12.16b /* g2s = xor(g2s_l, g2s_h) */
+	ushr v12.4s, v11.4s, #30 /* g2r2_r = shr(g2s) */
+	sli v12.4s, v11.4s, #2 /* g2r2 = sli(g2r2_r, g2s) */
+	ushr v13.4s, v11.4s, #22 /* g2r10_r = shr(g2s) */
+	sli v13.4s, v11.4s, #10 /* g2r10 = sli(g2r10_r, g2s) */
+	eor v12.16b, v12.16b, v13.16b /* g2f_acc = xor(g2r2, g2r10) */
+	ushr v13.4s, v11.4s, #14 /* g2r18_r = shr(g2s) */
+	sli v13.4s, v11.4s, #18 /* g2r18 = sli(g2r18_r, g2s) */
+	eor v12.16b, v12.16b, v13.16b /* g2f = xor(g2f_acc, g2r18) */
+	tbl v13.16b, {v11.16b}, v26.16b /* g2r24 = lookup16(g2s, rotl24) */
+	eor v19.16b, v19.16b, v11.16b /* g2n_acc = xor(g2x0, g2s) */
+	eor v19.16b, v19.16b, v13.16b /* g2n = xor(g2n_acc, g2r24) */
+	eor v11.16b, v19.16b, v12.16b /* g2x = xor(g2n, g2f) */
+	ldr q13, [x5, #48] /* rkv_3 = load() */
+	eor v14.16b, v22.16b, v24.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v13.16b, v14.16b, v13.16b /* g3k = xor(g3k_acc, rkv_3) */
+	eor v13.16b, v13.16b, v17.16b /* g3t = xor(g3k, g3x3) */
+	tbl v13.16b, {v13.16b}, v25.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v14.16b, v13.16b, v21.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v14.16b, {v29.16b}, v14.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v13.16b, {v27.16b}, v13.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v14.16b, v13.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v13.16b, v14.16b, v21.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v13.16b, {v8.16b}, v13.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v14.16b, {v28.16b}, v14.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g3s = xor(g3s_l, g3s_h) */
+	ushr v14.4s, v13.4s, #30 /* g3r2_r = shr(g3s) */
+	sli v14.4s, v13.4s, #2 /* g3r2 = sli(g3r2_r, g3s) */
+	ushr v15.4s, v13.4s, #22 /* g3r10_r = shr(g3s) */
+	sli v15.4s, v13.4s, #10 /* g3r10 = sli(g3r10_r, g3s) */
+	eor v14.16b, v14.16b, v15.16b /* g3f_acc = xor(g3r2, g3r10) */
+	ushr v15.4s, v13.4s, #14 /* g3r18_r = shr(g3s) */
+	sli v15.4s, v13.4s, #18 /* g3r18 = sli(g3r18_r, g3s) */
+	eor v14.16b, v14.16b, v15.16b /* g3f = xor(g3f_acc, g3r18) */
+	tbl v15.16b, {v13.16b}, v26.16b /* g3r24 = lookup16(g3s, rotl24) */
+	eor v23.16b, v23.16b, v13.16b /* g3n_acc = xor(g3x0, g3s) */
+	eor v23.16b, v23.16b, v15.16b /* g3n = xor(g3n_acc, g3r24) */
+	eor v13.16b, v23.16b, v14.16b /* g3x = xor(g3n, g3f) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	ldr q15, [x5, #64] /* rkv_4 = load() */
+	str q13, [sp, #64] /* spill g3x0.3 */
+	eor v13.16b, v4.16b, v0.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v13.16b, v13.16b, v15.16b /* g0k_1 = xor(g0k_acc_1, rkv_4) */
+	eor v3.16b, v13.16b, v3.16b /* g0t_acc = xor(g0k_1, g0n) */
+	eor v3.16b, v3.16b, v31.16b /* g0t_1 = xor(g0t_acc, g0f) */
+	tbl v3.16b, {v3.16b}, v25.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v31.16b, v3.16b, v21.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v3.16b, {v27.16b}, v3.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v31.16b, v3.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v3.16b, v31.16b, v21.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v3.16b, {v8.16b}, v3.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v3.16b, v3.16b, v31.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	ushr v31.4s, v3.4s, #30 /* g0r2_1_r = shr(g0s_1) */
+	sli v31.4s, v3.4s, #2 /* g0r2_1 = sli(g0r2_1_r, g0s_1) */
+	ushr v13.4s, v3.4s, #22 /* g0r10_1_r = shr(g0s_1) */
+	sli v13.4s, v3.4s, #10 /* g0r10_1 = sli(g0r10_1_r, g0s_1) */
+	eor v31.16b, v31.16b, v13.16b /* g0f_acc_1 = xor(g0r2_1, g0r10_1) */
+	ushr v13.4s, v3.4s, #14 /* g0r18_1_r = shr(g0s_1) */
+	sli v13.4s, v3.4s, #18 /* g0r18_1 = sli(g0r18_1_r, g0s_1) */
+	eor v31.16b, v31.16b, v13.16b /* g0f_1 = xor(g0f_acc_1, g0r18_1) */
+	tbl v13.16b, {v3.16b}, v26.16b /* g0r24_1 = lookup16(g0s_1, rotl24) */
+	eor v2.16b, v2.16b, v3.16b /* g0n_acc_1 = xor(g0x1, g0s_1) */
+	eor v2.16b, v2.16b, v13.16b /* g0n_1 = xor(g0n_acc_1, g0r24_1) */
+	eor v3.16b, v2.16b, v31.16b /* g0x_1 = xor(g0n_1, g0f_1) */
+	ldr q13, [x5, #80] /* rkv_5 = load() */
+	eor v15.16b, v16.16b, v1.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v13.16b, v15.16b, v13.16b /* g1k_1 = xor(g1k_acc_1, rkv_5) */
+	eor v7.16b, v13.16b, v7.16b /* g1t_acc = xor(g1k_1, g1n) */
+	eor v7.16b, v7.16b, v10.16b /* g1t_1 = xor(g1t_acc, g1f) */
+	tbl v7.16b, {v7.16b}, v25.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v10.16b, v7.16b, v21.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v7.16b, {v27.16b}, v7.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v10.16b, v7.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v7.16b, v10.16b, v21.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v7.16b, {v8.16b}, v7.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v7.16b, v7.16b, v10.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	ushr v10.4s, v7.4s, #30 /* g1r2_1_r = shr(g1s_1) */
+	sli v10.4s, v7.4s, #2 /* g1r2_1 = sli(g1r2_1_r, g1s_1) */
+	ushr v13.4s, v7.4s, #22 /* g1r10_1_r = shr(g1s_1) */
+	sli v13.4s, v7.4s, #10 /* g1r10_1 = sli(g1r10_1_r, g1s_1) */
+	eor v10.16b, v10.16b, v13.16b /* g1f_acc_1 = xor(g1r2_1, g1r10_1) */
+	ushr v13.4s, v7.4s, #14 /* g1r18_1_r = shr(g1s_1) */
+	sli v13.4s, v7.4s, #18 /* g1r18_1 = sli(g1r18_1_r, g1s_1) */
+	eor v10.16b, v10.16b, v13.16b /* g1f_1 = xor(g1f_acc_1, g1r18_1) */
+	tbl v13.16b, {v7.16b}, v26.16b /* g1r24_1 = lookup16(g1s_1, rotl24) */
+	eor v6.16b, v6.16b, v7.16b /* g1n_acc_1 = xor(g1x1, g1s_1) */
+	eor v6.16b, v6.16b, v13.16b /* g1n_1 = xor(g1n_acc_1, g1r24_1) */
+	eor v7.16b, v6.16b, v10.16b /* g1x_1 = xor(g1n_1, g1f_1) */
+	ldr q13, [x5, #96] /* rkv_6 = load() */
+	eor v15.16b, v20.16b, v5.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v13.16b, v15.16b, v13.16b /* g2k_1 = xor(g2k_acc_1, rkv_6) */
+	eor v19.16b, v13.16b, v19.16b /* g2t_acc = xor(g2k_1, g2n) */
+	eor v19.16b, v19.16b, v12.16b /* g2t_1 = xor(g2t_acc, g2f) */
+	tbl v19.16b, {v19.16b}, v25.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v12.16b, v19.16b, v21.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v19.16b, {v27.16b}, v19.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v12.16b, v19.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v19.16b, v12.16b, v21.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v19.16b, {v8.16b}, v19.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v19.16b, v19.16b, v12.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	ushr v12.4s, v19.4s, #30 /* g2r2_1_r = shr(g2s_1) */
+	sli v12.4s, v19.4s, #2 /* g2r2_1 = sli(g2r2_1_r, g2s_1) */
+	ushr v13.4s, v19.4s, #22 /* g2r10_1_r = shr(g2s_1) */
+	sli v13.4s, v19.4s, #10 /* g2r10_1 = sli(g2r10_1_r, g2s_1) */
+	eor v12.16b, v12.16b, v13.16b /* g2f_acc_1 = xor(g2r2_1, g2r10_1) */
+	ushr v13.4s, v19.4s, #14 /* g2r18_1_r = shr(g2s_1) */
+	sli v13.4s, v19.4s, #18 /* g2r18_1 = sli(g2r18_1_r, g2s_1) */
+	eor v12.16b, v12.16b, v13.16b /* g2f_1 = xor(g2f_acc_1, g2r18_1) */
+	tbl v13.16b, {v19.16b}, v26.16b /* g2r24_1 = lookup16(g2s_1, rotl24) */
+	eor v18.16b, v18.16b, v19.16b /* g2n_acc_1 = xor(g2x1, g2s_1) */
+	eor v18.16b, v18.16b, v13.16b /* g2n_1 = xor(g2n_acc_1, g2r24_1) */
+	eor v19.16b, v18.16b, v12.16b /* g2x_1 = xor(g2n_1, g2f_1) */
+	ldr q13, [x5, #112] /* rkv_7 = load() */
+	eor v15.16b, v24.16b, v17.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v13.16b, v15.16b, v13.16b /* g3k_1 = xor(g3k_acc_1, rkv_7) */
+	eor v23.16b, v13.16b, v23.16b /* g3t_acc = xor(g3k_1, g3n) */
+	eor v23.16b, v23.16b, v14.16b /* g3t_1 = xor(g3t_acc, g3f) */
+	tbl v23.16b, {v23.16b}, v25.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v13.16b, v23.16b, v21.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v13.16b, {v29.16b}, v13.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v23.16b, {v27.16b}, v23.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v13.16b, v23.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v23.16b, v13.16b, v21.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v23.16b, {v8.16b}, v23.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v13.16b, {v28.16b}, v13.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v23.16b, v23.16b, v13.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	ushr v13.4s, v23.4s, #30 /* g3r2_1_r = shr(g3s_1) */
+	sli v13.4s, v23.4s, #2 /* g3r2_1 = sli(g3r2_1_r, g3s_1) */
+	ushr v14.4s, v23.4s, #22 /* g3r10_1_r = shr(g3s_1) */
+	sli v14.4s, v23.4s, #10 /* g3r10_1 = sli(g3r10_1_r, g3s_1) */
+	eor v13.16b, v13.16b, v14.16b /* g3f_acc_1 = xor(g3r2_1, g3r10_1) */
+	ushr v14.4s, v23.4s, #14 /* g3r18_1_r = shr(g3s_1) */
+	sli v14.4s, v23.4s, #18 /* g3r18_1 = sli(g3r18_1_r, g3s_1) */
+	eor v13.16b, v13.16b, v14.16b /* g3f_1 = xor(g3f_acc_1, g3r18_1) */
+	tbl v14.16b, {v23.16b}, v26.16b /* g3r24_1 = lookup16(g3s_1, rotl24) */
+	eor v22.16b, v22.16b, v23.16b /* g3n_acc_1 = xor(g3x1, g3s_1) */
+	eor v22.16b, v22.16b, v14.16b /* g3n_1 = xor(g3n_acc_1, g3r24_1) */
+	eor v23.16b, v22.16b, v13.16b /* g3x_1 = xor(g3n_1, g3f_1) */
+
+	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+	ldr q14, [x5, #128] /* rkv_8 = load() */
+	eor v15.16b, v0.16b, v30.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v14.16b, v15.16b, v14.16b /* g0k_2 = xor(g0k_acc_2, rkv_8) */
+	eor v2.16b, v14.16b, v2.16b /* g0t_acc_1 = xor(g0k_2, g0n_1) */
+	eor v2.16b, v2.16b, v31.16b /* g0t_2 = xor(g0t_acc_1, g0f_1) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v31.16b, v2.16b, v21.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v31.16b, v2.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v2.16b, v31.16b, v21.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v2.16b, v2.16b, v31.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	ushr v31.4s, v2.4s, #30 /* g0r2_2_r = shr(g0s_2) */
+	sli v31.4s, v2.4s, #2 /* g0r2_2 = sli(g0r2_2_r, g0s_2) */
+	ushr v14.4s, v2.4s, #22 /* g0r10_2_r = shr(g0s_2) */
+	sli v14.4s, v2.4s, #10 /* g0r10_2 = sli(g0r10_2_r, g0s_2) */
+	eor v31.16b, v31.16b, v14.16b /* g0f_acc_2 = xor(g0r2_2, g0r10_2) */
+	ushr v14.4s, v2.4s, #14 /* g0r18_2_r = shr(g0s_2) */
+	sli v14.4s, v2.4s, #18 /* g0r18_2 = sli(g0r18_2_r, g0s_2) */
+	eor v31.16b, v31.16b, v14.16b /* g0f_2 = xor(g0f_acc_2, g0r18_2) */
+	tbl v14.16b, {v2.16b}, v26.16b /* g0r24_2 = lookup16(g0s_2, rotl24) */
+	eor v2.16b, v4.16b, v2.16b /* g0n_acc_2 = xor(g0x2, g0s_2) */
+	eor v2.16b, v2.16b, v14.16b /* g0n_2 = xor(g0n_acc_2, g0r24_2) */
+	eor v4.16b, v2.16b, v31.16b /* g0x_2 = xor(g0n_2, g0f_2) */
+	ldr q14, [x5, #144] /* rkv_9 = load() */
+	eor v15.16b, v1.16b, v9.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v14.16b, v15.16b, v14.16b /* g1k_2 = xor(g1k_acc_2, rkv_9) */
+	eor v6.16b, v14.16b, v6.16b /* g1t_acc_1 = xor(g1k_2, g1n_1) */
+	eor v6.16b, v6.16b, v10.16b /* g1t_2 = xor(g1t_acc_1, g1f_1) */
+	tbl v6.16b, {v6.16b}, v25.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v10.16b, v6.16b, v21.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v10.16b, {v29.16b}, v10.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v10.16b, v6.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v6.16b, v10.16b, v21.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v6.16b, {v8.16b}, v6.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v10.16b, {v28.16b}, v10.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v6.16b, v6.16b, v10.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	ushr v10.4s, v6.4s, #30 /* g1r2_2_r = shr(g1s_2) */
+	sli v10.4s, v6.4s, #2 /* g1r2_2 = sli(g1r2_2_r, g1s_2) */
+	ushr v14.4s, v6.4s, #22 /* g1r10_2_r = shr(g1s_2) */
+	sli v14.4s, v6.4s, #10 /* g1r10_2 = sli(g1r10_2_r, g1s_2) */
+	eor v10.16b, v10.16b, v14.16b /* g1f_acc_2 = xor(g1r2_2, g1r10_2) */
+	ushr v14.4s, v6.4s, #14 /* g1r18_2_r = shr(g1s_2) */
+	sli v14.4s, v6.4s, #18 /* g1r18_2 = sli(g1r18_2_r, g1s_2) */
+	eor v10.16b, v10.16b, v14.16b /* g1f_2 = xor(g1f_acc_2, g1r18_2) */
+	tbl v14.16b, {v6.16b}, v26.16b /* g1r24_2 = lookup16(g1s_2, rotl24) */
+	eor v6.16b, v16.16b, v6.16b /* g1n_acc_2 = xor(g1x2, g1s_2) */
+	eor v6.16b, v6.16b, v14.16b /* g1n_2 = xor(g1n_acc_2, g1r24_2) */
+	eor v16.16b, v6.16b, v10.16b /* g1x_2 = xor(g1n_2, g1f_2) */
+	ldr q14, [x5, #160] /* rkv_10 = load() */
+	eor v15.16b, v5.16b, v11.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v14.16b, v15.16b, v14.16b /* g2k_2 = xor(g2k_acc_2, rkv_10) */
+	eor v18.16b, v14.16b, v18.16b /* g2t_acc_1 = xor(g2k_2, g2n_1) */
+	eor v18.16b, v18.16b, v12.16b /* g2t_2 = xor(g2t_acc_1, g2f_1) */
+	tbl v18.16b, {v18.16b}, v25.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v12.16b, v18.16b, v21.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v12.16b, {v29.16b}, v12.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v18.16b, {v27.16b}, v18.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v12.16b, v18.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v18.16b, v12.16b, v21.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v18.16b, {v8.16b}, v18.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v12.16b, {v28.16b}, v12.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v18.16b, v18.16b, v12.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	ushr v12.4s, v18.4s, #30 /* g2r2_2_r = shr(g2s_2) */
+	sli v12.4s, v18.4s, #2 /* g2r2_2 = sli(g2r2_2_r, g2s_2) */
+	ushr v14.4s, v18.4s, #22 /* g2r10_2_r = shr(g2s_2) */
+	sli v14.4s, v18.4s, #10 /* g2r10_2 = sli(g2r10_2_r, g2s_2) */
+	eor v12.16b, v12.16b, v14.16b /* g2f_acc_2 = xor(g2r2_2, g2r10_2) */
+	ushr v14.4s, v18.4s, #14 /* g2r18_2_r = shr(g2s_2) */
+	sli v14.4s, v18.4s, #18 /* g2r18_2 = sli(g2r18_2_r, g2s_2) */
+	eor v12.16b, v12.16b, v14.16b /* g2f_2 = xor(g2f_acc_2, g2r18_2) */
+	tbl v14.16b, {v18.16b}, v26.16b /* g2r24_2 = lookup16(g2s_2, rotl24) */
+	eor v18.16b, v20.16b, v18.16b /* g2n_acc_2 = xor(g2x2, g2s_2) */
+	eor v18.16b, v18.16b, v14.16b /* g2n_2 = xor(g2n_acc_2, g2r24_2) */
+	eor v20.16b, v18.16b, v12.16b /* g2x_2 = xor(g2n_2, g2f_2) */
+	ldr q14, [x5, #176] /* rkv_11 = load() */
+	ldr q15, [sp, #64] /* reload g3x0.3 */
+	eor v15.16b, v17.16b, v15.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v14.16b, v15.16b, v14.16b /* g3k_2 = xor(g3k_acc_2, rkv_11) */
+	eor v22.16b, v14.16b, v22.16b /* g3t_acc_1 = xor(g3k_2, g3n_1) */
+	eor v22.16b, v22.16b, v13.16b /* g3t_2 = xor(g3t_acc_1, g3f_1) */
+	tbl v22.16b, {v22.16b}, v25.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v13.16b, v22.16b, v21.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v13.16b, {v29.16b}, v13.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v13.16b, v22.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v22.16b, v13.16b, v21.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v22.16b, {v8.16b}, v22.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v13.16b, {v28.16b}, v13.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v22.16b, v22.16b, v13.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	ushr v13.4s, v22.4s, #30 /* g3r2_2_r = shr(g3s_2) */
+	sli v13.4s, v22.4s, #2 /* g3r2_2 = sli(g3r2_2_r, g3s_2) */
+	ushr v14.4s, v22.4s, #22 /* g3r10_2_r = shr(g3s_2) */
+	sli v14.4s, v22.4s, #10 /* g3r10_2 = sli(g3r10_2_r, g3s_2) */
+	eor v13.16b, v13.16b, v14.16b /* g3f_acc_2 = xor(g3r2_2, g3r10_2) */
+	ushr v14.4s, v22.4s, #14 /* g3r18_2_r = shr(g3s_2) */
+	sli v14.4s, v22.4s, #18 /* g3r18_2 = sli(g3r18_2_r, g3s_2) */
+	eor v13.16b, v13.16b, v14.16b /* g3f_2 = xor(g3f_acc_2, g3r18_2) */
+	tbl v14.16b, {v22.16b}, v26.16b /* g3r24_2 = lookup16(g3s_2, rotl24) */
+	eor v22.16b, v24.16b, v22.16b /* g3n_acc_2 = xor(g3x2, g3s_2) */
+	eor v22.16b, v22.16b, v14.16b /* g3n_2 = xor(g3n_acc_2, g3r24_2) */
+	eor v24.16b, v22.16b, v13.16b /* g3x_2 = xor(g3n_2, g3f_2) */
+
+	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+	ldr q14, [x5, #192] /* rkv_12 = load() */
+	eor v15.16b, v30.16b, v3.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v14.16b, v15.16b, v14.16b /* g0k_3 = xor(g0k_acc_3, rkv_12) */
+	eor v2.16b, v14.16b, v2.16b /* g0t_acc_2 = xor(g0k_3, g0n_2) */
+	eor v2.16b, v2.16b, v31.16b /* g0t_3 = xor(g0t_acc_2, g0f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v31.16b, v2.16b, v21.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v31.16b, {v29.16b}, v31.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v31.16b, v2.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v2.16b, v31.16b, v21.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v31.16b, {v28.16b}, v31.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v2.16b, v2.16b, v31.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	ushr v31.4s, v2.4s, #30 /* g0r2_3_r = shr(g0s_3) */
+	sli v31.4s, v2.4s, #2 /* g0r2_3 = sli(g0r2_3_r, g0s_3) */
+	ushr v14.4s, v2.4s, #22 /* g0r10_3_r = shr(g0s_3) */
+	sli v14.4s, v2.4s, #10 /* g0r10_3 = sli(g0r10_3_r, g0s_3) */
+	eor v31.16b, v31.16b, v14.16b /* g0f_acc_3 = xor(g0r2_3, g0r10_3) */
+	ushr v14.4s, v2.4s, #14 /* g0r18_3_r = shr(g0s_3) */
+	sli v14.4s, v2.4s, #18 /* g0r18_3 = sli(g0r18_3_r, g0s_3) */
+	eor v31.16b, v31.16b, v14.16b /* g0f_3 = xor(g0f_acc_3, g0r18_3) */
+	tbl v14.16b, {v2.16b}, v26.16b /* g0r24_3 = lookup16(g0s_3, rotl24) */
+	eor v0.16b, v0.16b, v2.16b /* g0n_acc_3 = xor(g0x3, g0s_3) */
+	eor v0.16b, v0.16b, v14.16b /* g0n_3 = xor(g0n_acc_3, g0r24_3) */
+	eor v0.16b, v0.16b, v31.16b /* g0x_3 = xor(g0n_3, g0f_3) */
+	ldr q2, [x5, #208] /* rkv_13 = load() */
+	eor v31.16b, v9.16b, v7.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v2.16b, v31.16b, v2.16b /* g1k_3 = xor(g1k_acc_3, rkv_13) */
+	eor v2.16b, v2.16b, v6.16b /* g1t_acc_2 = xor(g1k_3, g1n_2) */
+	eor v2.16b, v2.16b, v10.16b /* g1t_3 = xor(g1t_acc_2, g1f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v6.16b, v2.16b, v21.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v6.16b, {v29.16b}, v6.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v6.16b, v2.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v2.16b, v6.16b, v21.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v6.16b, {v28.16b}, v6.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v2.16b, v2.16b, v6.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	ushr v6.4s, v2.4s, #30 /* g1r2_3_r = shr(g1s_3) */
+	sli v6.4s, v2.4s, #2 /* g1r2_3 = sli(g1r2_3_r, g1s_3) */
+	ushr v31.4s, v2.4s, #22 /* g1r10_3_r = shr(g1s_3) */
+	sli v31.4s, v2.4s, #10 /* g1r10_3 = sli(g1r10_3_r, g1s_3) */
+	eor v6.16b, v6.16b, v31.16b /* g1f_acc_3 = xor(g1r2_3, g1r10_3) */
+	ushr v31.4s, v2.4s, #14 /* g1r18_3_r = shr(g1s_3) */
+	sli v31.4s, v2.4s, #18 /* g1r18_3 = sli(g1r18_3_r, g1s_3) */
+	eor v6.16b, v6.16b, v31.16b /* g1f_3 = xor(g1f_acc_3, g1r18_3) */
+	tbl v31.16b, {v2.16b}, v26.16b /* g1r24_3 = lookup16(g1s_3, rotl24) */
+	eor v1.16b, v1.16b, v2.16b /* g1n_acc_3 = xor(g1x3, g1s_3) */
+	eor v1.16b, v1.16b, v31.16b /* g1n_3 = xor(g1n_acc_3, g1r24_3) */
+	eor v1.16b, v1.16b, v6.16b /* g1x_3 = xor(g1n_3, g1f_3) */
+	ldr q2, [x5, #224] /* rkv_14 = load() */
+	eor v6.16b, v11.16b, v19.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v2.16b, v6.16b, v2.16b /* g2k_3 = xor(g2k_acc_3, rkv_14) */
+	eor v2.16b, v2.16b, v18.16b /* g2t_acc_2 = xor(g2k_3, g2n_2) */
+	eor v2.16b, v2.16b, v12.16b /* g2t_3 = xor(g2t_acc_2, g2f_2) */
+	tbl v2.16b, {v2.16b}, v25.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v6.16b, v2.16b, v21.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v6.16b, {v29.16b}, v6.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v2.16b, {v27.16b}, v2.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v6.16b, v2.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v2.16b, v6.16b, v21.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v2.16b, {v8.16b}, v2.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v6.16b, {v28.16b}, v6.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v2.16b, v2.16b, v6.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	ushr v6.4s, v2.4s, #30 /* g2r2_3_r = shr(g2s_3) */
+	sli v6.4s, v2.4s, #2 /* g2r2_3 = sli(g2r2_3_r, g2s_3) */
+	ushr v18.4s, v2.4s, #22 /* g2r10_3_r = shr(g2s_3) */
+	sli v18.4s, v2.4s, #10 /* g2r10_3 = sli(g2r10_3_r, g2s_3) */
+	eor v6.16b, v6.16b, v18.16b /* g2f_acc_3 = xor(g2r2_3, g2r10_3) */
+	ushr v18.4s, v2.4s, #14 /* g2r18_3_r = shr(g2s_3) */
+	sli v18.4s, v2.4s, #18 /* g2r18_3 = sli(g2r18_3_r, g2s_3) */
+	eor v6.16b, v6.16b, v18.16b /* g2f_3 = xor(g2f_acc_3, g2r18_3) */
+	tbl v18.16b, {v2.16b}, v26.16b /* g2r24_3 = lookup16(g2s_3, rotl24) */
+	eor v2.16b, v5.16b, v2.16b /* g2n_acc_3 = xor(g2x3, g2s_3) */
+	eor v2.16b, v2.16b, v18.16b /* g2n_3 = xor(g2n_acc_3, g2r24_3) */
+	eor v2.16b, v2.16b, v6.16b /* g2x_3 = xor(g2n_3, g2f_3) */
+	ldr q5, [x5, #240] /* rkv_15 = load() */
+	ldr q6, [sp, #64] /* reload g3x0.3 */
+	eor v18.16b, v6.16b, v23.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v5.16b, v18.16b, v5.16b /* g3k_3 = xor(g3k_acc_3, rkv_15) */
+	eor v5.16b, v5.16b, v22.16b /* g3t_acc_2 = xor(g3k_3, g3n_2) */
+	eor v5.16b, v5.16b, v13.16b /* g3t_3 = xor(g3t_acc_2, g3f_2) */
+	tbl v5.16b, {v5.16b}, v25.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v18.16b, v5.16b, v21.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	tbl v18.16b, {v29.16b}, v18.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	ushr v5.16b, v5.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v5.16b, {v27.16b}, v5.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v18.16b, v5.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v5.16b, v18.16b, v21.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	tbl v5.16b, {v8.16b}, v5.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	ushr v18.16b, v18.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v18.16b, {v28.16b}, v18.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v5.16b, v5.16b, v18.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v18.16b, {v5.16b}, v26.16b /* g3r24_3 = lookup16(g3s_3, rotl24) */
+	ushr v22.4s, v5.4s, #30 /* g3r2_3_r = shr(g3s_3) */
+	sli v22.4s, v5.4s, #2 /* g3r2_3 = sli(g3r2_3_r, g3s_3) */
+	ushr v31.4s, v5.4s, #22 /* g3r10_3_r = shr(g3s_3) */
+	sli v31.4s, v5.4s, #10 /* g3r10_3 = sli(g3r10_3_r, g3s_3) */
+	eor v22.16b, v22.16b, v31.16b /* g3f_acc_3 = xor(g3r2_3, g3r10_3) */
+	ushr v31.4s, v5.4s, #14 /* g3r18_3_r = shr(g3s_3) */
+	sli v31.4s, v5.4s, #18 /* g3r18_3 = sli(g3r18_3_r, g3s_3) */
+	eor v22.16b, v22.16b, v31.16b /* g3f_3 = xor(g3f_acc_3, g3r18_3) */
+	eor v5.16b, v17.16b, v5.16b /* g3n_acc_3 = xor(g3x3, g3s_3) */
+	eor v5.16b, v5.16b, v18.16b /* g3n_3 = xor(g3n_acc_3, g3r24_3) */
+	eor v5.16b, v5.16b, v22.16b /* g3x_3 = xor(g3n_3, g3f_3) */
+	mov v17.16b, v5.16b /* g3x3.3 */
+	mov v5.16b, v2.16b /* g2x3.3 */
+	mov v2.16b, v3.16b /* g0x1.3 */
+	mov v3.16b, v30.16b /* g0x0.3 */
+	mov v18.16b, v19.16b /* g2x1.3 */
+	mov v19.16b, v11.16b /* g2x0.3 */
+	mov v22.16b, v23.16b /* g3x1.3 */
+	mov v23.16b, v6.16b /* g3x0.3 */
+	mov v6.16b, v7.16b /* g1x1.3 */
+	mov v7.16b, v9.16b /* g1x0.3 */
+	add x5, x5, #256
+	subs x4, x4, #1
+	b.ne .Lsm4_wordslice_neon_aes_11_loop_r0
+
+	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+	zip1 v30.4s, v0.4s, v2.4s /* tro0 = unpacklo(g0x3, g0x1) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v2.4s, v4.4s, v3.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v3.4s, v4.4s, v3.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip1 v4.4s, v30.4s, v2.4s /* tro1 = unpacklo(tro0, tro0_2) */
+	zip2 v2.4s, v30.4s, v2.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
+	rev32 v4.16b, v4.16b /* outbe = rev(tro1) */
+	str q4, [x2] /* store outbe */
+	rev32 v2.16b, v2.16b /* outbe_1 = rev(tro1_1) */
+	str q2, [x2, #16] /* store outbe_1 */
+	zip1 v2.4s, v0.4s, v3.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v0.4s, v0.4s, v3.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	rev32 v2.16b, v2.16b /* outbe_2 = rev(tro1_2) */
+	str q2, [x2, #32] /* store outbe_2 */
+	rev32 v0.16b, v0.16b /* outbe_3 = rev(tro1_3) */
+	str q0, [x2, #48] /* store outbe_3 */
+	zip1 v0.4s, v1.4s, v6.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v1.4s, v6.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v16.4s, v7.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v16.4s, v7.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
+	str q2, [x2, #64] /* store outbe_4 */
+	rev32 v0.16b, v0.16b /* outbe_5 = rev(tro1_5) */
+	str q0, [x2, #80] /* store outbe_5 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	rev32 v0.16b, v0.16b /* outbe_6 = rev(tro1_6) */
+	str q0, [x2, #96] /* store outbe_6 */
+	rev32 v0.16b, v1.16b /* outbe_7 = rev(tro1_7) */
+	str q0, [x2, #112] /* store outbe_7 */
+	zip1 v0.4s, v5.4s, v18.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v5.4s, v18.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v20.4s, v19.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v20.4s, v19.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
+	str q2, [x2, #128] /* store outbe_8 */
+	rev32 v0.16b, v0.16b /* outbe_9 = rev(tro1_9) */
+	str q0, [x2, #144] /* store outbe_9 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	rev32 v0.16b, v0.16b /* outbe_10 = rev(tro1_10) */
+	str q0, [x2, #160] /* store outbe_10 */
+	rev32 v0.16b, v1.16b /* outbe_11 = rev(tro1_11) */
+	str q0, [x2, #176] /* store outbe_11 */
+	zip1 v0.4s, v17.4s, v22.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v17.4s, v22.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v24.4s, v23.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v24.4s, v23.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
+	str q2, [x2, #192] /* store outbe_12 */
+	rev32 v0.16b, v0.16b /* outbe_13 = rev(tro1_13) */
+	str q0, [x2, #208] /* store outbe_13 */
+	zip1 v0.4s, v1.4s, v3.4s /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	zip2 v1.4s, v1.4s, v3.4s /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	rev32 v0.16b, v0.16b /* outbe_14 = rev(tro1_14) */
+	str q0, [x2, #224] /* store outbe_14 */
+	rev32 v0.16b, v1.16b /* outbe_15 = rev(tro1_15) */
+	str q0, [x2, #240] /* store outbe_15 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #80
+	ret
+SYM_FUNC_END(sm4_wordslice_neon_aes_batch_multi)
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.sm4_wordslice_neon_aes_0_reverse16, "aM", %progbits, 16
@@ -9895,4 +10779,46 @@ SYM_FUNC_END(sm4_wordslice_neon_aes_one_block)
 	.section .rodata.cst16.sm4_wordslice_neon_aes_10_tbl_lo_1, "aM", %progbits, 16
 	.balign 16
 .Lsm4_wordslice_neon_aes_10_tbl_lo_1:
+	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_nibble_mask, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_rotl24, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_tbl_hi, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_tbl_hi_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_tbl_lo, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata.cst16.sm4_wordslice_neon_aes_11_tbl_lo_1, "aM", %progbits, 16
+	.balign 16
+.Lsm4_wordslice_neon_aes_11_tbl_lo_1:
 	.byte 0xbd, 0x9b, 0xb7, 0x91, 0x4a, 0x6c, 0x40, 0x66, 0xda, 0xfc, 0xd0, 0xf6, 0x2d, 0x0b, 0x27, 0x01
