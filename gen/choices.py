@@ -20,8 +20,11 @@ every kernel, one per target, or one per kernel:
   <cipher>.asm_pressure_schedule  kernel  the assembly twin is scheduled for
                                           low register pressure before allocation
 
-A kernel is named <strategy>_<target> after its C target (an assembly twin
-takes its C twin's choices).  `gen` and `gen check` read the file and never
+A kernel is named <strategy>_<target>.  An assembly twin takes its C twin's
+choices, but for the parameters marked `twins` (groups, rounds per
+iteration: what shapes its register allocation and schedule, which are its
+own), where it has values of its own, keyed <strategy>_<target>_asm and
+ranked by its own measurement.  `gen` and `gen check` read the file and never
 explore, so they stay deterministic, offline and fast; `gen explore <cipher>
 --apply` rewrites the file from a new ranking, and `gen --choose name=value`
 (or name.<target or kernel>=value) overrides an entry for one run.  The file
@@ -71,24 +74,35 @@ class Parameter:
     # values whose small programs lower alike are lowered in full once
     # (gen/explore.py static_costs).
     probe: tuple = ()
+    twins: bool = False        # keyed "kernel": the assembly twins have values of their own
+
+    def keyed_kernels(self):
+        """(strategy, target name) of what takes a value, keyed "kernel": the
+        cipher's C kernels (of `strategies`), and with `twins` their assembly
+        twins after them."""
+        from .backends import SIMD_TARGETS, implementations
+        return tuple((s, t) for s, t in implementations(self.cipher)
+                     if (SIMD_TARGETS[t].form == "c" or self.twins) and (not self.strategies or s in self.strategies))
 
     @property
     def cipher(self):
         return self.name.split(".")[0]
 
     def keys(self):
-        """What takes a value: (None,), the cipher's C targets, or its kernels."""
+        """What takes a value: (None,), the cipher's C targets, or its kernels
+        (keyed_kernels)."""
         from .backends import SIMD_TARGETS, kernels
-        mine = [(s, t) for s, t in kernels(self.cipher) if SIMD_TARGETS[t].form == "c"]
         if self.keyed == "one":
             return (None,)
         if self.keyed == "target":
-            return tuple(dict.fromkeys(t for _, t in mine))
-        return tuple(f"{s}_{t}" for s, t in mine if not self.strategies or s in self.strategies)
+            return tuple(dict.fromkeys(t for _, t in kernels(self.cipher) if SIMD_TARGETS[t].form == "c"))
+        return tuple(f"{s}_{t}" for s, t in self.keyed_kernels())
 
     def key(self, strategy, target):
-        """The key of the kernel `strategy` on `target` (its C twin's for an assembly twin)."""
-        return {"one": None, "target": target.base_name, "kernel": f"{strategy}_{target.base_name}"}[self.keyed]
+        """The key of the kernel `strategy` on `target` (for an assembly twin
+        its C twin's, but where the parameter has `twins`)."""
+        kernel_target = target.name if self.twins else target.base_name
+        return {"one": None, "target": target.base_name, "kernel": f"{strategy}_{kernel_target}"}[self.keyed]
 
     def assignment(self, value, key=None):
         """gen --choose's spelling of `value` for `key`."""
@@ -124,11 +138,11 @@ PARAMETERS = {p.name: p for p in [
               _decompositions, probe=("sm4.groups=1", "sm4.rounds_per_iteration=4")),
     Parameter("zuc.s1_isomorphism", "target", "a field isomorphism K carrying S1 into AES's field", _isomorphisms),
     *(Parameter(f"zuc.{name}", "target", what, _zuc_forms(name)) for name, what in ZUC_FORMS.items()),
-    Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8)),
+    Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8), twins=True),
     Parameter("ublock.groups", "kernel", "independent register pairs interleaved", lambda: (1, 2, 4),
-              strategies=("register",)),
+              strategies=("register",), twins=True),
     Parameter("sm4.rounds_per_iteration", "kernel", "rounds written out per loop iteration",
-              lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice")),
+              lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice"), twins=True),
     Parameter("sm4.basis_blocks", "kernel", "the blocks of the fused round's 4x4 grid M'_L computed as products "
               "(each other block the XOR of some of them; gen/kernels/sm4_byteslice.py bases)", _bases,
               strategies=("byteslice",)),

@@ -182,7 +182,11 @@ def parameters(cipher):
 
 
 def reached(param):
-    """(strategy, target name) of the C kernels a value of `param` is costed on."""
+    """(strategy, target name) of the kernels a value of `param` is costed on:
+    the C kernels, and the assembly twins where the parameter has values of
+    their own (`twins`)."""
+    if param.keyed == "kernel":
+        return list(param.keyed_kernels())
     return [(s, t) for s, t in kernels(param.cipher)
             if SIMD_TARGETS[t].form == "c" and (not param.strategies or s in param.strategies)]
 
@@ -372,7 +376,8 @@ def modelled_costs(param, costs, chosen, cache_dir=None, progress=sys.stderr):
     """{kernel: {shape: {cpu: modelled cycles per byte, or None}}}: per kernel,
     each distinct shape's file written with its first value into a copy of
     generated/ and modelled by harness/mca_model.py (llvm-mca 19; it reads the
-    C kernel, so an assembly-only choice models as its C twin) on its
+    C kernel, so an assembly-only choice models as its C twin, and an assembly
+    twin's own values are not modelled) on its
     architecture's CPU models (MODEL_CPUS).  A shape is one instruction
     sequence, so every value of it models the same.  Cached like the static costs."""
     path = cache_path("model", param, chosen, cache_dir)
@@ -380,6 +385,8 @@ def modelled_costs(param, costs, chosen, cache_dir=None, progress=sys.stderr):
     todo = {}
     for value, per_kernel in costs.items():
         for kernel, cost in per_kernel.items():
+            if SIMD_TARGETS[kernel_target(kernel)].form != "c":
+                continue    # harness/mca_model.py reads C kernels: a twin is ranked by its measurement
             if "invalid" not in cost and cost["shape"] not in cached.get(kernel, {}):
                 todo.setdefault((kernel, cost["shape"]), value)
     start = time.monotonic()
@@ -428,8 +435,10 @@ def dispatched_on(kernel):
 
 def with_model(costs, modelled):
     """The costs, each with the modelled cycles per byte of its shape ("model":
-    {cpu: c/B}) and the models that rank it (`ranked_on`)."""
-    return ranked_on_dispatch({v: {k: cost if "invalid" in cost else {**cost, "model": modelled[k][cost["shape"]]}
+    {cpu: c/B}) and the models that rank it (`ranked_on`); an assembly twin,
+    which llvm-mca is not run on (modelled_costs), keeps its static cost."""
+    return ranked_on_dispatch({v: {k: cost if "invalid" in cost or k not in modelled
+                                   else {**cost, "model": modelled[k][cost["shape"]]}
                                    for k, cost in per.items()} for v, per in costs.items()})
 
 
@@ -545,13 +554,17 @@ def best_value(costs, current=None):
 def best_per_key(param, costs, chosen):
     """{key: (best value, the values that tie with it)}: one key for a
     parameter with one value, else each target's or kernel's own best over
-    its kernels."""
+    its kernels.  An assembly twin is ranked by its own measurement alone
+    (llvm-mca is not run on it): where none was taken, it has no best."""
     current = chosen.values[param.name]
     if param.keyed == "one":
         return {None: best_value(costs, current)}
     out = {}
     for key in current:
         mine = {v: {k: c for k, c in per.items() if _key_of(param, k) == key} for v, per in costs.items()}
+        twin = param.keyed == "kernel" and SIMD_TARGETS[kernel_target(key)].form != "c"
+        if twin and not any(c.get("measured") for per in mine.values() for c in per.values()):
+            continue
         if any(mine.values()):
             out[key] = best_value(mine, current[key])
     return out

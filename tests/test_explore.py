@@ -397,3 +397,34 @@ def test_a_form_the_target_has_no_instruction_for_is_no_value_for_it(tmp_path):
     assert "invalid" not in costs["table"]["lanes_avx512_gfni"]
     best = explore.best_per_key(param, costs, chosen)
     assert best["avx2_gfni"][0] != "table" and "table" not in best["avx2_gfni"][1]
+
+
+def test_assembly_twins_have_values_of_their_own_where_the_parameter_says():
+    """sm4.groups keys every twin apart (ranked, choosable and emitted on its
+    own), sm4.basis_blocks keeps one value per C kernel for both twins."""
+    loaded = choices.load()
+    groups, basis = choices.PARAMETERS["sm4.groups"], choices.PARAMETERS["sm4.basis_blocks"]
+    assert "wordslice_avx512_gfni_asm" in groups.keys() and "wordslice_avx512_gfni" in groups.keys()
+    assert not any(k.endswith("_asm") for k in basis.keys())
+    assert ("wordslice", "avx512_gfni_asm") in explore.reached(groups)
+    asm, c = SIMD_TARGETS["avx512_gfni_asm"], SIMD_TARGETS["avx512_gfni"]
+    assert groups.key("wordslice", asm) == "wordslice_avx512_gfni_asm"
+    assert basis.key("byteslice", asm) == "byteslice_avx512_gfni"
+    other = 2 if loaded.of("sm4.groups", "wordslice", asm) != 2 else 4
+    mine = loaded.with_choice(f"sm4.groups.wordslice_avx512_gfni_asm={other}")
+    assert mine.of("sm4.groups", "wordslice", asm) == other
+    assert mine.of("sm4.groups", "wordslice", c) == loaded.of("sm4.groups", "wordslice", c)
+    batch = lambda chosen, t: explore.PROGRAMS["sm4"]("wordslice", t, chosen).info["batch_blocks"]
+    assert batch(mine, asm) == 16 * other and batch(mine, c) == batch(loaded, c)
+
+
+def test_a_twin_is_ranked_by_its_own_measurement_alone():
+    """With no measurement of the twin (a machine that cannot run it) it keeps
+    its value: its static cost is no ranking."""
+    param = choices.PARAMETERS["sm4.groups"]
+    chosen = choices.load()
+    twin = "wordslice_neon_aes_asm"
+    costs = {g: {twin: cost({"alu": 100 - g}, shape=f"s{g}")} for g in param.values()}
+    assert twin not in explore.best_per_key(param, costs, chosen)
+    timed = {g: {twin: {**costs[g][twin], "measured": {"gbps": float(g), "cpb": 1.0}}} for g in param.values()}
+    assert explore.best_per_key(param, timed, chosen)[twin][0] == 8
