@@ -52,6 +52,7 @@ from .backends.target import NoLowering
 from .choices import PARAMETERS
 from .emit import sm4_files, ublock_files, zuc_kernel_files
 from .ir import Comment, Loop, Op
+from .ir.keystream import CTR_GROUP_BLOCKS
 from .ir.opcodes import KINDS
 from .ir.semantics import data_attrs, op_kind
 from .kernels import ublock_nibbleslice, ublock_register, zuc_lanes
@@ -128,8 +129,14 @@ def pressure(program, target, schedule=False):
 # ---- each cipher's main program ---------------------------------------------------
 
 def _sm4_program(strategy, target, chosen):
+    """The batch program; no value for a batch past CTR's counter group (the
+    kernel file's counter form could not be built: keystream.counter_blocks)."""
     module = sm4_files.STRATEGIES[strategy]
-    return target.lower(module.program(target.bits, **sm4_files.program_options(strategy, target, chosen)))
+    program = target.lower(module.program(target.bits, **sm4_files.program_options(strategy, target, chosen)))
+    if program.info["batch_blocks"] > CTR_GROUP_BLOCKS:
+        raise NoLowering(f"a batch of {program.info['batch_blocks']} blocks: the counter form builds at most "
+                         f"{CTR_GROUP_BLOCKS} (gen/ir/keystream.py)")
+    return program
 
 
 def _zuc_program(strategy, target, chosen):
@@ -157,9 +164,10 @@ _SHARED_FILES = {"sm4": sm4_files.shared_files, "zuc": lambda chosen: {}, "ubloc
 
 def kernel_files(cipher, strategy, target, chosen):
     """{path under generated/: text} of a C kernel and its assembly twin (which
-    takes its choices) under `chosen`, and of the shared headers that size the
-    mode layer's buffers (a choice may change the batch)."""
-    twins = (target, target.asm_twin()) if target.assembler is not None else (target,)
+    takes its choices), or of an assembly twin alone (a parameter with
+    `twins`), under `chosen`, and of the shared headers that size the mode
+    layer's buffers (a choice may change the batch)."""
+    twins = (target, target.asm_twin()) if target.assembler is not None and target.form == "c" else (target,)
     files = {}
     for t in twins:
         files.update(_KERNEL_FILES[cipher](strategy, t, chosen))

@@ -428,3 +428,17 @@ def test_a_twin_is_ranked_by_its_own_measurement_alone():
     assert twin not in explore.best_per_key(param, costs, chosen)
     timed = {g: {twin: {**costs[g][twin], "measured": {"gbps": float(g), "cpb": 1.0}}} for g in param.values()}
     assert explore.best_per_key(param, timed, chosen)[twin][0] == 8
+
+
+def test_a_batch_past_the_counter_group_is_no_value():
+    """byteslice at 512 bits with 8 groups is 512 blocks a pass: its file's CTR
+    counter form cannot be built (one group of 256 counters), so explore
+    costs the value as invalid rather than failing on the build."""
+    from gen.backends.target import NoLowering
+    from gen.ir.keystream import counter_blocks
+    from gen.kernels import sm4_byteslice
+    chosen = choices.load().with_choice("sm4.groups.byteslice_avx512_gfni=8")
+    with pytest.raises(NoLowering, match="at most 256"):
+        explore.PROGRAMS["sm4"]("byteslice", SIMD_TARGETS["avx512_gfni"], chosen)
+    with pytest.raises(ValueError, match="one group of 256"):
+        counter_blocks(sm4_byteslice.program(512, groups=8), 16)

@@ -18,13 +18,12 @@ Environment: KC_BUILD_DIR and KC_GENERATED as for test_kcrypt_cli.py.
 import ctypes
 import ctypes.util
 import random
-import re
 import shlex
 import subprocess
 
 import pytest
 
-from test_kcrypt_cli import assert_clean_error, impl_flags, impls, kcrypt, run, runnable  # noqa: F401
+from test_kcrypt_cli import assert_clean_error, impl_flags, impls, kcrypt, peak_rss_kib, run, runnable  # noqa: F401
 
 # RFC 8998 appendix A (A.1 SM4-GCM, A.2 SM4-CCM): one key, IV/nonce, AAD and plaintext.
 KEY = "0123456789ABCDEFFEDCBA9876543210"
@@ -308,22 +307,20 @@ def test_across_pieces(kcrypt, gcry, length):
 @pytest.mark.parametrize("stage", ["gcm -e", "gcm -d", "cmac"])
 def test_memory_stays_flat(kcrypt, stage, tmp_path):
     """96 MiB through a pipe (gcm -d: what gcm -e made of it): the largest resident size
-    of the kcrypt measured, as /usr/bin/time -v reports it, stays far below the input."""
-    report = tmp_path / "time.txt"
+    of the kcrypt measured, as /usr/bin/time -v reports it, is within 8 MiB of its
+    size on 1 MiB (the program's own pages, more under the sanitizers, are in both)."""
     enc = shlex.join([str(kcrypt), "sm4", *aead("gcm", "-e", bytes(16), bytes(12))])
     args = {"gcm -e": aead("gcm", "-e", bytes(16), bytes(12)),
             "gcm -d": aead("gcm", "-d", bytes(16), bytes(12)), "cmac": ["cmac", "-k", KEY]}[stage]
-    measured = shlex.join(["/usr/bin/time", "-v", "-o", str(report), str(kcrypt), "sm4", *args])
-    pipeline = f"head -c {96 * PIECE} /dev/zero | {enc + ' | ' if stage == 'gcm -d' else ''}{measured}"
-    proc = subprocess.run(["bash", "-o", "pipefail", "-c", f"{pipeline} | sha256sum"], capture_output=True,
-                          text=True, timeout=300, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report.read_text())[1])
-    assert rss < 16 * 1024, f"max RSS {rss} KiB"
+    before = enc + " | " if stage == "gcm -d" else ""
+    env = {"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    small, _ = peak_rss_kib([str(kcrypt), "sm4", *args], PIECE, tmp_path, before, "| sha256sum", env)
+    rss, digest = peak_rss_kib([str(kcrypt), "sm4", *args], 96 * PIECE, tmp_path, before, "| sha256sum", env)
+    assert rss - small < 8 * 1024, f"max RSS {rss} KiB on 96 MiB, {small} KiB on 1 MiB"
     if stage == "gcm -d":  # the plaintext: 96 MiB of zeros
         zeros = subprocess.run(f"head -c {96 * PIECE} /dev/zero | sha256sum", shell=True, capture_output=True,
                                text=True).stdout
-        assert proc.stdout == zeros
+        assert digest == zeros
 
 
 # --------------------------------------------------------------------------

@@ -142,6 +142,9 @@ def counter_blocks(program, block_bytes, source="in"):
         raise ValueError(f"counter blocks of {block_bytes} bytes: the IR builds 16- and 32-byte ones")
     if source not in program.params:
         raise ValueError(f"{program.name} has no parameter {source!r} to read counters from")
+    if program.info.get("batch_blocks", 0) > CTR_GROUP_BLOCKS:
+        raise ValueError(f"{program.name}: a batch of {program.info['batch_blocks']} blocks; the counters of one "
+                         f"pass must lie in one group of {CTR_GROUP_BLOCKS}")
     group = _CounterGroup(program.bits, block_bytes, source, _Names(_names_in(program)))
     body = group.rewrite(program.body)
     return replace(program, name=f"{program.name}_ctr", body=group.prologue + body,

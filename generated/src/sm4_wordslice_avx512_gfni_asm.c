@@ -15,11 +15,11 @@
  * the S-box's latency.
  *
  * One pass of sm4_wordslice_avx512_gfni_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 128 blocks = 2048 bytes; its loop body is 4 rounds.
+ * decrypts) 64 blocks = 1024 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
+ * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
  *   sm4.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
@@ -33,7 +33,7 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_WORDSLICE_AVX512_GFNI_ASM_BATCH_BLOCKS 128
+#define SM4_WORDSLICE_AVX512_GFNI_ASM_BATCH_BLOCKS 64
 #define SM4_WORDSLICE_AVX512_GFNI_ASM_ROUNDS_PER_ITERATION 4
 _Static_assert(SM4_WORDSLICE_AVX512_GFNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
@@ -74,7 +74,7 @@ static void sm4_wordslice_avx512_gfni_asm_batch_xts(const uint8_t *rk, const uin
 }
 
 /* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
- * at `hashed` in 8 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
+ * at `hashed` in 4 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
 static void sm4_wordslice_avx512_gfni_asm_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
                                                     const uint8_t *table, const uint8_t *hashed)
 {

@@ -344,17 +344,21 @@ sm4_wordslice_ssse3_aesni_ghash_step_asm:
 	ret
 	.size sm4_wordslice_ssse3_aesni_ghash_step_asm, .-sm4_wordslice_ssse3_aesni_ghash_step_asm
 
-/* sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm: xts_tweaks_ieee_tweak_r4, 2 arguments
+/* sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm: xts_tweaks_ieee_tweak_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   xmm0-7: vectors, as allocated (8 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (4 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm
 	.hidden sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm
 	.type sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 	movdqu (%rdi), %xmm0 /* tweak_1 = bcast128() */
 	movdqa %xmm0, %xmm1 /* tweak_1 */
 	psllq $1, %xmm1 /* next1_shift = shl(tweak_1) */
@@ -397,28 +401,186 @@ sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm:
 	movdqa %xmm6, %xmm7 /* next4_spill */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm7 /* next4_carry = lookup16(next4_spill, next_half) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm6 /* next4_index = lookup16(next4_spill, overflow_to) */
-	pshufb %xmm6, %xmm4 /* next4_reduce = lookup16(reduce_x1, next4_index) */
+	movdqa %xmm4, %xmm8 /* reduce_x1 */
+	pshufb %xmm6, %xmm8 /* next4_reduce = lookup16(reduce_x1, next4_index) */
 	pxor %xmm7, %xmm5 /* next4_acc = xor(next4_shift, next4_carry) */
-	pxor %xmm4, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	pxor %xmm8, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	movdqa %xmm5, %xmm6 /* next4 */
+	psllq $1, %xmm6 /* next5_shift = shl(next4) */
+	movdqa %xmm5, %xmm7 /* next4 */
+	psrlq $63, %xmm7 /* next5_spill = shr(next4) */
+	movdqa %xmm7, %xmm8 /* next5_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm8 /* next5_carry = lookup16(next5_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm7 /* next5_index = lookup16(next5_spill, overflow_to) */
+	movdqa %xmm4, %xmm9 /* reduce_x1 */
+	pshufb %xmm7, %xmm9 /* next5_reduce = lookup16(reduce_x1, next5_index) */
+	pxor %xmm8, %xmm6 /* next5_acc = xor(next5_shift, next5_carry) */
+	pxor %xmm9, %xmm6 /* next5 = xor(next5_acc, next5_reduce) */
+	movdqa %xmm6, %xmm7 /* next5 */
+	psllq $1, %xmm7 /* next6_shift = shl(next5) */
+	movdqa %xmm6, %xmm8 /* next5 */
+	psrlq $63, %xmm8 /* next6_spill = shr(next5) */
+	movdqa %xmm8, %xmm9 /* next6_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm9 /* next6_carry = lookup16(next6_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm8 /* next6_index = lookup16(next6_spill, overflow_to) */
+	movdqa %xmm4, %xmm10 /* reduce_x1 */
+	pshufb %xmm8, %xmm10 /* next6_reduce = lookup16(reduce_x1, next6_index) */
+	pxor %xmm9, %xmm7 /* next6_acc = xor(next6_shift, next6_carry) */
+	pxor %xmm10, %xmm7 /* next6 = xor(next6_acc, next6_reduce) */
+	movdqa %xmm7, %xmm8 /* next6 */
+	psllq $1, %xmm8 /* next7_shift = shl(next6) */
+	movdqa %xmm7, %xmm9 /* next6 */
+	psrlq $63, %xmm9 /* next7_spill = shr(next6) */
+	movdqa %xmm9, %xmm10 /* next7_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm10 /* next7_carry = lookup16(next7_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm9 /* next7_index = lookup16(next7_spill, overflow_to) */
+	movdqa %xmm4, %xmm11 /* reduce_x1 */
+	pshufb %xmm9, %xmm11 /* next7_reduce = lookup16(reduce_x1, next7_index) */
+	pxor %xmm10, %xmm8 /* next7_acc = xor(next7_shift, next7_carry) */
+	pxor %xmm11, %xmm8 /* next7 = xor(next7_acc, next7_reduce) */
+	movdqa %xmm8, %xmm9 /* next7 */
+	psllq $1, %xmm9 /* next8_shift = shl(next7) */
+	movdqa %xmm8, %xmm10 /* next7 */
+	psrlq $63, %xmm10 /* next8_spill = shr(next7) */
+	movdqa %xmm10, %xmm11 /* next8_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm11 /* next8_carry = lookup16(next8_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm10 /* next8_index = lookup16(next8_spill, overflow_to) */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm10, %xmm12 /* next8_reduce = lookup16(reduce_x1, next8_index) */
+	pxor %xmm11, %xmm9 /* next8_acc = xor(next8_shift, next8_carry) */
+	pxor %xmm12, %xmm9 /* next8 = xor(next8_acc, next8_reduce) */
+	movdqa %xmm9, %xmm10 /* next8 */
+	psllq $1, %xmm10 /* next9_shift = shl(next8) */
+	movdqa %xmm9, %xmm11 /* next8 */
+	psrlq $63, %xmm11 /* next9_spill = shr(next8) */
+	movdqa %xmm11, %xmm12 /* next9_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm12 /* next9_carry = lookup16(next9_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm11 /* next9_index = lookup16(next9_spill, overflow_to) */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm11, %xmm13 /* next9_reduce = lookup16(reduce_x1, next9_index) */
+	pxor %xmm12, %xmm10 /* next9_acc = xor(next9_shift, next9_carry) */
+	pxor %xmm13, %xmm10 /* next9 = xor(next9_acc, next9_reduce) */
+	movdqa %xmm10, %xmm11 /* next9 */
+	psllq $1, %xmm11 /* next10_shift = shl(next9) */
+	movdqa %xmm10, %xmm12 /* next9 */
+	psrlq $63, %xmm12 /* next10_spill = shr(next9) */
+	movdqa %xmm12, %xmm13 /* next10_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm13 /* next10_carry = lookup16(next10_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm12 /* next10_index = lookup16(next10_spill, overflow_to) */
+	movdqa %xmm4, %xmm14 /* reduce_x1 */
+	pshufb %xmm12, %xmm14 /* next10_reduce = lookup16(reduce_x1, next10_index) */
+	pxor %xmm13, %xmm11 /* next10_acc = xor(next10_shift, next10_carry) */
+	pxor %xmm14, %xmm11 /* next10 = xor(next10_acc, next10_reduce) */
+	movdqa %xmm11, %xmm12 /* next10 */
+	psllq $1, %xmm12 /* next11_shift = shl(next10) */
+	movdqa %xmm11, %xmm13 /* next10 */
+	psrlq $63, %xmm13 /* next11_spill = shr(next10) */
+	movdqa %xmm13, %xmm14 /* next11_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm14 /* next11_carry = lookup16(next11_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm13 /* next11_index = lookup16(next11_spill, overflow_to) */
+	movdqa %xmm4, %xmm15 /* reduce_x1 */
+	pshufb %xmm13, %xmm15 /* next11_reduce = lookup16(reduce_x1, next11_index) */
+	pxor %xmm14, %xmm12 /* next11_acc = xor(next11_shift, next11_carry) */
+	pxor %xmm15, %xmm12 /* next11 = xor(next11_acc, next11_reduce) */
+	movdqa %xmm12, %xmm13 /* next11 */
+	psllq $1, %xmm13 /* next12_shift = shl(next11) */
+	movdqa %xmm12, %xmm14 /* next11 */
+	psrlq $63, %xmm14 /* next12_spill = shr(next11) */
+	movdqa %xmm14, %xmm15 /* next12_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm15 /* next12_carry = lookup16(next12_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm14 /* next12_index = lookup16(next12_spill, overflow_to) */
+	movdqa %xmm12, 0(%rsp) /* spill next11 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm14, %xmm12 /* next12_reduce = lookup16(reduce_x1, next12_index) */
+	pxor %xmm15, %xmm13 /* next12_acc = xor(next12_shift, next12_carry) */
+	pxor %xmm12, %xmm13 /* next12 = xor(next12_acc, next12_reduce) */
+	movdqa %xmm13, %xmm12 /* next12 */
+	psllq $1, %xmm12 /* next13_shift = shl(next12) */
+	movdqa %xmm13, %xmm14 /* next12 */
+	psrlq $63, %xmm14 /* next13_spill = shr(next12) */
+	movdqa %xmm14, %xmm15 /* next13_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm15 /* next13_carry = lookup16(next13_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm14 /* next13_index = lookup16(next13_spill, overflow_to) */
+	movdqa %xmm13, 16(%rsp) /* spill next12 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm14, %xmm13 /* next13_reduce = lookup16(reduce_x1, next13_index) */
+	pxor %xmm15, %xmm12 /* next13_acc = xor(next13_shift, next13_carry) */
+	pxor %xmm13, %xmm12 /* next13 = xor(next13_acc, next13_reduce) */
+	movdqa %xmm12, %xmm13 /* next13 */
+	psllq $1, %xmm13 /* next14_shift = shl(next13) */
+	movdqa %xmm12, %xmm14 /* next13 */
+	psrlq $63, %xmm14 /* next14_spill = shr(next13) */
+	movdqa %xmm14, %xmm15 /* next14_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm15 /* next14_carry = lookup16(next14_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm14 /* next14_index = lookup16(next14_spill, overflow_to) */
+	movdqa %xmm12, 32(%rsp) /* spill next13 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm14, %xmm12 /* next14_reduce = lookup16(reduce_x1, next14_index) */
+	pxor %xmm15, %xmm13 /* next14_acc = xor(next14_shift, next14_carry) */
+	pxor %xmm12, %xmm13 /* next14 = xor(next14_acc, next14_reduce) */
+	movdqa %xmm13, %xmm12 /* next14 */
+	psllq $1, %xmm12 /* next15_shift = shl(next14) */
+	movdqa %xmm13, %xmm14 /* next14 */
+	psrlq $63, %xmm14 /* next15_spill = shr(next14) */
+	movdqa %xmm14, %xmm15 /* next15_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm15 /* next15_carry = lookup16(next15_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm14 /* next15_index = lookup16(next15_spill, overflow_to) */
+	movdqa %xmm13, 48(%rsp) /* spill next14 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm14, %xmm13 /* next15_reduce = lookup16(reduce_x1, next15_index) */
+	pxor %xmm15, %xmm12 /* next15_acc = xor(next15_shift, next15_carry) */
+	pxor %xmm13, %xmm12 /* next15 = xor(next15_acc, next15_reduce) */
+	movdqa %xmm12, %xmm13 /* next15 */
+	psllq $1, %xmm13 /* next16_shift = shl(next15) */
+	movdqa %xmm12, %xmm14 /* next15 */
+	psrlq $63, %xmm14 /* next16_spill = shr(next15) */
+	movdqa %xmm14, %xmm15 /* next16_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_next_half(%rip), %xmm15 /* next16_carry = lookup16(next16_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_1_overflow_to(%rip), %xmm14 /* next16_index = lookup16(next16_spill, overflow_to) */
+	pshufb %xmm14, %xmm4 /* next16_reduce = lookup16(reduce_x1, next16_index) */
+	pxor %xmm15, %xmm13 /* next16_acc = xor(next16_shift, next16_carry) */
+	pxor %xmm4, %xmm13 /* next16 = xor(next16_acc, next16_reduce) */
 	movdqu %xmm0, (%rsi) /* store tweak_1 */
 	movdqu %xmm1, 16(%rsi) /* store next1 */
 	movdqu %xmm2, 32(%rsi) /* store next2 */
 	movdqu %xmm3, 48(%rsi) /* store next3 */
 	movdqu %xmm5, 64(%rsi) /* store next4 */
+	movdqu %xmm6, 80(%rsi) /* store next5 */
+	movdqu %xmm7, 96(%rsi) /* store next6 */
+	movdqu %xmm8, 112(%rsi) /* store next7 */
+	movdqu %xmm9, 128(%rsi) /* store next8 */
+	movdqu %xmm10, 144(%rsi) /* store next9 */
+	movdqu %xmm11, 160(%rsi) /* store next10 */
+	movdqa 0(%rsp), %xmm0 /* reload next11 */
+	movdqu %xmm0, 176(%rsi) /* store next11 */
+	movdqa 16(%rsp), %xmm0 /* reload next12 */
+	movdqu %xmm0, 192(%rsi) /* store next12 */
+	movdqa 32(%rsp), %xmm0 /* reload next13 */
+	movdqu %xmm0, 208(%rsi) /* store next13 */
+	movdqa 48(%rsp), %xmm0 /* reload next14 */
+	movdqu %xmm0, 224(%rsi) /* store next14 */
+	movdqu %xmm12, 240(%rsi) /* store next15 */
+	movdqu %xmm13, 256(%rsi) /* store next16 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm, .-sm4_wordslice_ssse3_aesni_xts_ieee_tweak_asm
 
-/* sm4_wordslice_ssse3_aesni_xts_ieee_register_asm: xts_tweaks_ieee_register_r4, 2 arguments
+/* sm4_wordslice_ssse3_aesni_xts_ieee_register_asm: xts_tweaks_ieee_register_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   xmm0-7: vectors, as allocated (8 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (4 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_xts_ieee_register_asm
 	.hidden sm4_wordslice_ssse3_aesni_xts_ieee_register_asm
 	.type sm4_wordslice_ssse3_aesni_xts_ieee_register_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_xts_ieee_register_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 	movdqu (%rdi), %xmm0 /* carried = load() */
 	movdqa %xmm0, %xmm1 /* carried */
 	psllq $1, %xmm1 /* next1_shift = shl(carried) */
@@ -461,28 +623,186 @@ sm4_wordslice_ssse3_aesni_xts_ieee_register_asm:
 	movdqa %xmm6, %xmm7 /* next4_spill */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm7 /* next4_carry = lookup16(next4_spill, next_half) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm6 /* next4_index = lookup16(next4_spill, overflow_to) */
-	pshufb %xmm6, %xmm4 /* next4_reduce = lookup16(reduce_x1, next4_index) */
+	movdqa %xmm4, %xmm8 /* reduce_x1 */
+	pshufb %xmm6, %xmm8 /* next4_reduce = lookup16(reduce_x1, next4_index) */
 	pxor %xmm7, %xmm5 /* next4_acc = xor(next4_shift, next4_carry) */
-	pxor %xmm4, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	pxor %xmm8, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	movdqa %xmm5, %xmm6 /* next4 */
+	psllq $1, %xmm6 /* next5_shift = shl(next4) */
+	movdqa %xmm5, %xmm7 /* next4 */
+	psrlq $63, %xmm7 /* next5_spill = shr(next4) */
+	movdqa %xmm7, %xmm8 /* next5_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm8 /* next5_carry = lookup16(next5_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm7 /* next5_index = lookup16(next5_spill, overflow_to) */
+	movdqa %xmm4, %xmm9 /* reduce_x1 */
+	pshufb %xmm7, %xmm9 /* next5_reduce = lookup16(reduce_x1, next5_index) */
+	pxor %xmm8, %xmm6 /* next5_acc = xor(next5_shift, next5_carry) */
+	pxor %xmm9, %xmm6 /* next5 = xor(next5_acc, next5_reduce) */
+	movdqa %xmm6, %xmm7 /* next5 */
+	psllq $1, %xmm7 /* next6_shift = shl(next5) */
+	movdqa %xmm6, %xmm8 /* next5 */
+	psrlq $63, %xmm8 /* next6_spill = shr(next5) */
+	movdqa %xmm8, %xmm9 /* next6_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm9 /* next6_carry = lookup16(next6_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm8 /* next6_index = lookup16(next6_spill, overflow_to) */
+	movdqa %xmm4, %xmm10 /* reduce_x1 */
+	pshufb %xmm8, %xmm10 /* next6_reduce = lookup16(reduce_x1, next6_index) */
+	pxor %xmm9, %xmm7 /* next6_acc = xor(next6_shift, next6_carry) */
+	pxor %xmm10, %xmm7 /* next6 = xor(next6_acc, next6_reduce) */
+	movdqa %xmm7, %xmm8 /* next6 */
+	psllq $1, %xmm8 /* next7_shift = shl(next6) */
+	movdqa %xmm7, %xmm9 /* next6 */
+	psrlq $63, %xmm9 /* next7_spill = shr(next6) */
+	movdqa %xmm9, %xmm10 /* next7_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm10 /* next7_carry = lookup16(next7_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm9 /* next7_index = lookup16(next7_spill, overflow_to) */
+	movdqa %xmm4, %xmm11 /* reduce_x1 */
+	pshufb %xmm9, %xmm11 /* next7_reduce = lookup16(reduce_x1, next7_index) */
+	pxor %xmm10, %xmm8 /* next7_acc = xor(next7_shift, next7_carry) */
+	pxor %xmm11, %xmm8 /* next7 = xor(next7_acc, next7_reduce) */
+	movdqa %xmm8, %xmm9 /* next7 */
+	psllq $1, %xmm9 /* next8_shift = shl(next7) */
+	movdqa %xmm8, %xmm10 /* next7 */
+	psrlq $63, %xmm10 /* next8_spill = shr(next7) */
+	movdqa %xmm10, %xmm11 /* next8_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm11 /* next8_carry = lookup16(next8_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm10 /* next8_index = lookup16(next8_spill, overflow_to) */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm10, %xmm12 /* next8_reduce = lookup16(reduce_x1, next8_index) */
+	pxor %xmm11, %xmm9 /* next8_acc = xor(next8_shift, next8_carry) */
+	pxor %xmm12, %xmm9 /* next8 = xor(next8_acc, next8_reduce) */
+	movdqa %xmm9, %xmm10 /* next8 */
+	psllq $1, %xmm10 /* next9_shift = shl(next8) */
+	movdqa %xmm9, %xmm11 /* next8 */
+	psrlq $63, %xmm11 /* next9_spill = shr(next8) */
+	movdqa %xmm11, %xmm12 /* next9_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm12 /* next9_carry = lookup16(next9_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm11 /* next9_index = lookup16(next9_spill, overflow_to) */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm11, %xmm13 /* next9_reduce = lookup16(reduce_x1, next9_index) */
+	pxor %xmm12, %xmm10 /* next9_acc = xor(next9_shift, next9_carry) */
+	pxor %xmm13, %xmm10 /* next9 = xor(next9_acc, next9_reduce) */
+	movdqa %xmm10, %xmm11 /* next9 */
+	psllq $1, %xmm11 /* next10_shift = shl(next9) */
+	movdqa %xmm10, %xmm12 /* next9 */
+	psrlq $63, %xmm12 /* next10_spill = shr(next9) */
+	movdqa %xmm12, %xmm13 /* next10_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm13 /* next10_carry = lookup16(next10_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm12 /* next10_index = lookup16(next10_spill, overflow_to) */
+	movdqa %xmm4, %xmm14 /* reduce_x1 */
+	pshufb %xmm12, %xmm14 /* next10_reduce = lookup16(reduce_x1, next10_index) */
+	pxor %xmm13, %xmm11 /* next10_acc = xor(next10_shift, next10_carry) */
+	pxor %xmm14, %xmm11 /* next10 = xor(next10_acc, next10_reduce) */
+	movdqa %xmm11, %xmm12 /* next10 */
+	psllq $1, %xmm12 /* next11_shift = shl(next10) */
+	movdqa %xmm11, %xmm13 /* next10 */
+	psrlq $63, %xmm13 /* next11_spill = shr(next10) */
+	movdqa %xmm13, %xmm14 /* next11_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm14 /* next11_carry = lookup16(next11_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm13 /* next11_index = lookup16(next11_spill, overflow_to) */
+	movdqa %xmm4, %xmm15 /* reduce_x1 */
+	pshufb %xmm13, %xmm15 /* next11_reduce = lookup16(reduce_x1, next11_index) */
+	pxor %xmm14, %xmm12 /* next11_acc = xor(next11_shift, next11_carry) */
+	pxor %xmm15, %xmm12 /* next11 = xor(next11_acc, next11_reduce) */
+	movdqa %xmm12, %xmm13 /* next11 */
+	psllq $1, %xmm13 /* next12_shift = shl(next11) */
+	movdqa %xmm12, %xmm14 /* next11 */
+	psrlq $63, %xmm14 /* next12_spill = shr(next11) */
+	movdqa %xmm14, %xmm15 /* next12_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm15 /* next12_carry = lookup16(next12_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm14 /* next12_index = lookup16(next12_spill, overflow_to) */
+	movdqa %xmm12, 0(%rsp) /* spill next11 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm14, %xmm12 /* next12_reduce = lookup16(reduce_x1, next12_index) */
+	pxor %xmm15, %xmm13 /* next12_acc = xor(next12_shift, next12_carry) */
+	pxor %xmm12, %xmm13 /* next12 = xor(next12_acc, next12_reduce) */
+	movdqa %xmm13, %xmm12 /* next12 */
+	psllq $1, %xmm12 /* next13_shift = shl(next12) */
+	movdqa %xmm13, %xmm14 /* next12 */
+	psrlq $63, %xmm14 /* next13_spill = shr(next12) */
+	movdqa %xmm14, %xmm15 /* next13_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm15 /* next13_carry = lookup16(next13_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm14 /* next13_index = lookup16(next13_spill, overflow_to) */
+	movdqa %xmm13, 16(%rsp) /* spill next12 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm14, %xmm13 /* next13_reduce = lookup16(reduce_x1, next13_index) */
+	pxor %xmm15, %xmm12 /* next13_acc = xor(next13_shift, next13_carry) */
+	pxor %xmm13, %xmm12 /* next13 = xor(next13_acc, next13_reduce) */
+	movdqa %xmm12, %xmm13 /* next13 */
+	psllq $1, %xmm13 /* next14_shift = shl(next13) */
+	movdqa %xmm12, %xmm14 /* next13 */
+	psrlq $63, %xmm14 /* next14_spill = shr(next13) */
+	movdqa %xmm14, %xmm15 /* next14_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm15 /* next14_carry = lookup16(next14_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm14 /* next14_index = lookup16(next14_spill, overflow_to) */
+	movdqa %xmm12, 32(%rsp) /* spill next13 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm14, %xmm12 /* next14_reduce = lookup16(reduce_x1, next14_index) */
+	pxor %xmm15, %xmm13 /* next14_acc = xor(next14_shift, next14_carry) */
+	pxor %xmm12, %xmm13 /* next14 = xor(next14_acc, next14_reduce) */
+	movdqa %xmm13, %xmm12 /* next14 */
+	psllq $1, %xmm12 /* next15_shift = shl(next14) */
+	movdqa %xmm13, %xmm14 /* next14 */
+	psrlq $63, %xmm14 /* next15_spill = shr(next14) */
+	movdqa %xmm14, %xmm15 /* next15_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm15 /* next15_carry = lookup16(next15_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm14 /* next15_index = lookup16(next15_spill, overflow_to) */
+	movdqa %xmm13, 48(%rsp) /* spill next14 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm14, %xmm13 /* next15_reduce = lookup16(reduce_x1, next15_index) */
+	pxor %xmm15, %xmm12 /* next15_acc = xor(next15_shift, next15_carry) */
+	pxor %xmm13, %xmm12 /* next15 = xor(next15_acc, next15_reduce) */
+	movdqa %xmm12, %xmm13 /* next15 */
+	psllq $1, %xmm13 /* next16_shift = shl(next15) */
+	movdqa %xmm12, %xmm14 /* next15 */
+	psrlq $63, %xmm14 /* next16_spill = shr(next15) */
+	movdqa %xmm14, %xmm15 /* next16_spill */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_next_half(%rip), %xmm15 /* next16_carry = lookup16(next16_spill, next_half) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_2_overflow_to(%rip), %xmm14 /* next16_index = lookup16(next16_spill, overflow_to) */
+	pshufb %xmm14, %xmm4 /* next16_reduce = lookup16(reduce_x1, next16_index) */
+	pxor %xmm15, %xmm13 /* next16_acc = xor(next16_shift, next16_carry) */
+	pxor %xmm4, %xmm13 /* next16 = xor(next16_acc, next16_reduce) */
 	movdqu %xmm0, (%rsi) /* store carried */
 	movdqu %xmm1, 16(%rsi) /* store next1 */
 	movdqu %xmm2, 32(%rsi) /* store next2 */
 	movdqu %xmm3, 48(%rsi) /* store next3 */
 	movdqu %xmm5, 64(%rsi) /* store next4 */
+	movdqu %xmm6, 80(%rsi) /* store next5 */
+	movdqu %xmm7, 96(%rsi) /* store next6 */
+	movdqu %xmm8, 112(%rsi) /* store next7 */
+	movdqu %xmm9, 128(%rsi) /* store next8 */
+	movdqu %xmm10, 144(%rsi) /* store next9 */
+	movdqu %xmm11, 160(%rsi) /* store next10 */
+	movdqa 0(%rsp), %xmm0 /* reload next11 */
+	movdqu %xmm0, 176(%rsi) /* store next11 */
+	movdqa 16(%rsp), %xmm0 /* reload next12 */
+	movdqu %xmm0, 192(%rsi) /* store next12 */
+	movdqa 32(%rsp), %xmm0 /* reload next13 */
+	movdqu %xmm0, 208(%rsi) /* store next13 */
+	movdqa 48(%rsp), %xmm0 /* reload next14 */
+	movdqu %xmm0, 224(%rsi) /* store next14 */
+	movdqu %xmm12, 240(%rsi) /* store next15 */
+	movdqu %xmm13, 256(%rsi) /* store next16 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_xts_ieee_register_asm, .-sm4_wordslice_ssse3_aesni_xts_ieee_register_asm
 
-/* sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm: xts_tweaks_gb_tweak_r4, 2 arguments
+/* sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm: xts_tweaks_gb_tweak_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   xmm0-7: vectors, as allocated (8 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (4 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm
 	.hidden sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm
 	.type sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 	movdqu (%rdi), %xmm0 /* tweak_1 = bcast128() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* order = lookup16(tweak_1, reverse_bytes) */
 	movdqa %xmm0, %xmm1 /* order */
@@ -530,9 +850,157 @@ sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm:
 	movdqa %xmm3, %xmm7 /* next3 */
 	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm7 /* next4_over = and(next3, low_1_bits) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm7 /* next4_index = lookup16(next4_over, overflow_to) */
-	pshufb %xmm7, %xmm4 /* next4_reduce = lookup16(reduce_x1, next4_index) */
+	movdqa %xmm4, %xmm8 /* reduce_x1 */
+	pshufb %xmm7, %xmm8 /* next4_reduce = lookup16(reduce_x1, next4_index) */
 	pxor %xmm6, %xmm5 /* next4_acc = xor(next4_shift, next4_carry) */
-	pxor %xmm4, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	pxor %xmm8, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	movdqa %xmm5, %xmm6 /* next4 */
+	psrlq $1, %xmm6 /* next5_shift = shr(next4) */
+	movdqa %xmm5, %xmm7 /* next4 */
+	psllq $63, %xmm7 /* next5_spill = shl(next4) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm7 /* next5_carry = lookup16(next5_spill, next_half) */
+	movdqa %xmm5, %xmm8 /* next4 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm8 /* next5_over = and(next4, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm8 /* next5_index = lookup16(next5_over, overflow_to) */
+	movdqa %xmm4, %xmm9 /* reduce_x1 */
+	pshufb %xmm8, %xmm9 /* next5_reduce = lookup16(reduce_x1, next5_index) */
+	pxor %xmm7, %xmm6 /* next5_acc = xor(next5_shift, next5_carry) */
+	pxor %xmm9, %xmm6 /* next5 = xor(next5_acc, next5_reduce) */
+	movdqa %xmm6, %xmm7 /* next5 */
+	psrlq $1, %xmm7 /* next6_shift = shr(next5) */
+	movdqa %xmm6, %xmm8 /* next5 */
+	psllq $63, %xmm8 /* next6_spill = shl(next5) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm8 /* next6_carry = lookup16(next6_spill, next_half) */
+	movdqa %xmm6, %xmm9 /* next5 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm9 /* next6_over = and(next5, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm9 /* next6_index = lookup16(next6_over, overflow_to) */
+	movdqa %xmm4, %xmm10 /* reduce_x1 */
+	pshufb %xmm9, %xmm10 /* next6_reduce = lookup16(reduce_x1, next6_index) */
+	pxor %xmm8, %xmm7 /* next6_acc = xor(next6_shift, next6_carry) */
+	pxor %xmm10, %xmm7 /* next6 = xor(next6_acc, next6_reduce) */
+	movdqa %xmm7, %xmm8 /* next6 */
+	psrlq $1, %xmm8 /* next7_shift = shr(next6) */
+	movdqa %xmm7, %xmm9 /* next6 */
+	psllq $63, %xmm9 /* next7_spill = shl(next6) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm9 /* next7_carry = lookup16(next7_spill, next_half) */
+	movdqa %xmm7, %xmm10 /* next6 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm10 /* next7_over = and(next6, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm10 /* next7_index = lookup16(next7_over, overflow_to) */
+	movdqa %xmm4, %xmm11 /* reduce_x1 */
+	pshufb %xmm10, %xmm11 /* next7_reduce = lookup16(reduce_x1, next7_index) */
+	pxor %xmm9, %xmm8 /* next7_acc = xor(next7_shift, next7_carry) */
+	pxor %xmm11, %xmm8 /* next7 = xor(next7_acc, next7_reduce) */
+	movdqa %xmm8, %xmm9 /* next7 */
+	psrlq $1, %xmm9 /* next8_shift = shr(next7) */
+	movdqa %xmm8, %xmm10 /* next7 */
+	psllq $63, %xmm10 /* next8_spill = shl(next7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm10 /* next8_carry = lookup16(next8_spill, next_half) */
+	movdqa %xmm8, %xmm11 /* next7 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm11 /* next8_over = and(next7, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm11 /* next8_index = lookup16(next8_over, overflow_to) */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm11, %xmm12 /* next8_reduce = lookup16(reduce_x1, next8_index) */
+	pxor %xmm10, %xmm9 /* next8_acc = xor(next8_shift, next8_carry) */
+	pxor %xmm12, %xmm9 /* next8 = xor(next8_acc, next8_reduce) */
+	movdqa %xmm9, %xmm10 /* next8 */
+	psrlq $1, %xmm10 /* next9_shift = shr(next8) */
+	movdqa %xmm9, %xmm11 /* next8 */
+	psllq $63, %xmm11 /* next9_spill = shl(next8) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm11 /* next9_carry = lookup16(next9_spill, next_half) */
+	movdqa %xmm9, %xmm12 /* next8 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm12 /* next9_over = and(next8, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm12 /* next9_index = lookup16(next9_over, overflow_to) */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm12, %xmm13 /* next9_reduce = lookup16(reduce_x1, next9_index) */
+	pxor %xmm11, %xmm10 /* next9_acc = xor(next9_shift, next9_carry) */
+	pxor %xmm13, %xmm10 /* next9 = xor(next9_acc, next9_reduce) */
+	movdqa %xmm10, %xmm11 /* next9 */
+	psrlq $1, %xmm11 /* next10_shift = shr(next9) */
+	movdqa %xmm10, %xmm12 /* next9 */
+	psllq $63, %xmm12 /* next10_spill = shl(next9) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm12 /* next10_carry = lookup16(next10_spill, next_half) */
+	movdqa %xmm10, %xmm13 /* next9 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm13 /* next10_over = and(next9, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm13 /* next10_index = lookup16(next10_over, overflow_to) */
+	movdqa %xmm4, %xmm14 /* reduce_x1 */
+	pshufb %xmm13, %xmm14 /* next10_reduce = lookup16(reduce_x1, next10_index) */
+	pxor %xmm12, %xmm11 /* next10_acc = xor(next10_shift, next10_carry) */
+	pxor %xmm14, %xmm11 /* next10 = xor(next10_acc, next10_reduce) */
+	movdqa %xmm11, %xmm12 /* next10 */
+	psrlq $1, %xmm12 /* next11_shift = shr(next10) */
+	movdqa %xmm11, %xmm13 /* next10 */
+	psllq $63, %xmm13 /* next11_spill = shl(next10) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm13 /* next11_carry = lookup16(next11_spill, next_half) */
+	movdqa %xmm11, %xmm14 /* next10 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm14 /* next11_over = and(next10, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm14 /* next11_index = lookup16(next11_over, overflow_to) */
+	movdqa %xmm4, %xmm15 /* reduce_x1 */
+	pshufb %xmm14, %xmm15 /* next11_reduce = lookup16(reduce_x1, next11_index) */
+	pxor %xmm13, %xmm12 /* next11_acc = xor(next11_shift, next11_carry) */
+	pxor %xmm15, %xmm12 /* next11 = xor(next11_acc, next11_reduce) */
+	movdqa %xmm12, %xmm13 /* next11 */
+	psrlq $1, %xmm13 /* next12_shift = shr(next11) */
+	movdqa %xmm12, %xmm14 /* next11 */
+	psllq $63, %xmm14 /* next12_spill = shl(next11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm14 /* next12_carry = lookup16(next12_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next11 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm15 /* next12_over = and(next11, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm15 /* next12_index = lookup16(next12_over, overflow_to) */
+	movdqa %xmm12, 0(%rsp) /* spill next11 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm15, %xmm12 /* next12_reduce = lookup16(reduce_x1, next12_index) */
+	pxor %xmm14, %xmm13 /* next12_acc = xor(next12_shift, next12_carry) */
+	pxor %xmm12, %xmm13 /* next12 = xor(next12_acc, next12_reduce) */
+	movdqa %xmm13, %xmm12 /* next12 */
+	psrlq $1, %xmm12 /* next13_shift = shr(next12) */
+	movdqa %xmm13, %xmm14 /* next12 */
+	psllq $63, %xmm14 /* next13_spill = shl(next12) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm14 /* next13_carry = lookup16(next13_spill, next_half) */
+	movdqa %xmm13, %xmm15 /* next12 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm15 /* next13_over = and(next12, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm15 /* next13_index = lookup16(next13_over, overflow_to) */
+	movdqa %xmm13, 16(%rsp) /* spill next12 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm15, %xmm13 /* next13_reduce = lookup16(reduce_x1, next13_index) */
+	pxor %xmm14, %xmm12 /* next13_acc = xor(next13_shift, next13_carry) */
+	pxor %xmm13, %xmm12 /* next13 = xor(next13_acc, next13_reduce) */
+	movdqa %xmm12, %xmm13 /* next13 */
+	psrlq $1, %xmm13 /* next14_shift = shr(next13) */
+	movdqa %xmm12, %xmm14 /* next13 */
+	psllq $63, %xmm14 /* next14_spill = shl(next13) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm14 /* next14_carry = lookup16(next14_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next13 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm15 /* next14_over = and(next13, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm15 /* next14_index = lookup16(next14_over, overflow_to) */
+	movdqa %xmm12, 32(%rsp) /* spill next13 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm15, %xmm12 /* next14_reduce = lookup16(reduce_x1, next14_index) */
+	pxor %xmm14, %xmm13 /* next14_acc = xor(next14_shift, next14_carry) */
+	pxor %xmm12, %xmm13 /* next14 = xor(next14_acc, next14_reduce) */
+	movdqa %xmm13, %xmm12 /* next14 */
+	psrlq $1, %xmm12 /* next15_shift = shr(next14) */
+	movdqa %xmm13, %xmm14 /* next14 */
+	psllq $63, %xmm14 /* next15_spill = shl(next14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm14 /* next15_carry = lookup16(next15_spill, next_half) */
+	movdqa %xmm13, %xmm15 /* next14 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm15 /* next15_over = and(next14, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm15 /* next15_index = lookup16(next15_over, overflow_to) */
+	movdqa %xmm13, 48(%rsp) /* spill next14 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm15, %xmm13 /* next15_reduce = lookup16(reduce_x1, next15_index) */
+	pxor %xmm14, %xmm12 /* next15_acc = xor(next15_shift, next15_carry) */
+	pxor %xmm13, %xmm12 /* next15 = xor(next15_acc, next15_reduce) */
+	movdqa %xmm12, %xmm13 /* next15 */
+	psrlq $1, %xmm13 /* next16_shift = shr(next15) */
+	movdqa %xmm12, %xmm14 /* next15 */
+	psllq $63, %xmm14 /* next16_spill = shl(next15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_next_half(%rip), %xmm14 /* next16_carry = lookup16(next16_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next15 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_3_low_1_bits(%rip), %xmm15 /* next16_over = and(next15, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_overflow_to(%rip), %xmm15 /* next16_index = lookup16(next16_over, overflow_to) */
+	pshufb %xmm15, %xmm4 /* next16_reduce = lookup16(reduce_x1, next16_index) */
+	pxor %xmm14, %xmm13 /* next16_acc = xor(next16_shift, next16_carry) */
+	pxor %xmm4, %xmm13 /* next16 = xor(next16_acc, next16_reduce) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* tweaks0 = lookup16(order, reverse_bytes) */
 	movdqu %xmm0, (%rsi) /* store tweaks0 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm1 /* tweaks1 = lookup16(next1, reverse_bytes) */
@@ -541,22 +1009,56 @@ sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm:
 	movdqu %xmm2, 32(%rsi) /* store tweaks2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm3 /* tweaks3 = lookup16(next3, reverse_bytes) */
 	movdqu %xmm3, 48(%rsi) /* store tweaks3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm5 /* carried_out = lookup16(next4, reverse_bytes) */
-	movdqu %xmm5, 64(%rsi) /* store carried_out */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm5 /* tweaks4 = lookup16(next4, reverse_bytes) */
+	movdqu %xmm5, 64(%rsi) /* store tweaks4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm6 /* tweaks5 = lookup16(next5, reverse_bytes) */
+	movdqu %xmm6, 80(%rsi) /* store tweaks5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm7 /* tweaks6 = lookup16(next6, reverse_bytes) */
+	movdqu %xmm7, 96(%rsi) /* store tweaks6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm8 /* tweaks7 = lookup16(next7, reverse_bytes) */
+	movdqu %xmm8, 112(%rsi) /* store tweaks7 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm9 /* tweaks8 = lookup16(next8, reverse_bytes) */
+	movdqu %xmm9, 128(%rsi) /* store tweaks8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm10 /* tweaks9 = lookup16(next9, reverse_bytes) */
+	movdqu %xmm10, 144(%rsi) /* store tweaks9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm11 /* tweaks10 = lookup16(next10, reverse_bytes) */
+	movdqu %xmm11, 160(%rsi) /* store tweaks10 */
+	movdqa 0(%rsp), %xmm0 /* reload next11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* tweaks11 = lookup16(next11, reverse_bytes) */
+	movdqu %xmm0, 176(%rsi) /* store tweaks11 */
+	movdqa 16(%rsp), %xmm0 /* reload next12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* tweaks12 = lookup16(next12, reverse_bytes) */
+	movdqu %xmm0, 192(%rsi) /* store tweaks12 */
+	movdqa 32(%rsp), %xmm0 /* reload next13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* tweaks13 = lookup16(next13, reverse_bytes) */
+	movdqu %xmm0, 208(%rsi) /* store tweaks13 */
+	movdqa 48(%rsp), %xmm0 /* reload next14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm0 /* tweaks14 = lookup16(next14, reverse_bytes) */
+	movdqu %xmm0, 224(%rsi) /* store tweaks14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm12 /* tweaks15 = lookup16(next15, reverse_bytes) */
+	movdqu %xmm12, 240(%rsi) /* store tweaks15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_3_reverse_bytes(%rip), %xmm13 /* carried_out = lookup16(next16, reverse_bytes) */
+	movdqu %xmm13, 256(%rsi) /* store carried_out */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm, .-sm4_wordslice_ssse3_aesni_xts_gb_tweak_asm
 
-/* sm4_wordslice_ssse3_aesni_xts_gb_register_asm: xts_tweaks_gb_register_r4, 2 arguments
+/* sm4_wordslice_ssse3_aesni_xts_gb_register_asm: xts_tweaks_gb_register_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   xmm0-7: vectors, as allocated (8 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (4 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_xts_gb_register_asm
 	.hidden sm4_wordslice_ssse3_aesni_xts_gb_register_asm
 	.type sm4_wordslice_ssse3_aesni_xts_gb_register_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_xts_gb_register_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
 	movdqu (%rdi), %xmm0 /* carried = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* order = lookup16(carried, reverse_bytes) */
 	movdqa %xmm0, %xmm1 /* order */
@@ -604,9 +1106,157 @@ sm4_wordslice_ssse3_aesni_xts_gb_register_asm:
 	movdqa %xmm3, %xmm7 /* next3 */
 	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm7 /* next4_over = and(next3, low_1_bits) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm7 /* next4_index = lookup16(next4_over, overflow_to) */
-	pshufb %xmm7, %xmm4 /* next4_reduce = lookup16(reduce_x1, next4_index) */
+	movdqa %xmm4, %xmm8 /* reduce_x1 */
+	pshufb %xmm7, %xmm8 /* next4_reduce = lookup16(reduce_x1, next4_index) */
 	pxor %xmm6, %xmm5 /* next4_acc = xor(next4_shift, next4_carry) */
-	pxor %xmm4, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	pxor %xmm8, %xmm5 /* next4 = xor(next4_acc, next4_reduce) */
+	movdqa %xmm5, %xmm6 /* next4 */
+	psrlq $1, %xmm6 /* next5_shift = shr(next4) */
+	movdqa %xmm5, %xmm7 /* next4 */
+	psllq $63, %xmm7 /* next5_spill = shl(next4) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm7 /* next5_carry = lookup16(next5_spill, next_half) */
+	movdqa %xmm5, %xmm8 /* next4 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm8 /* next5_over = and(next4, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm8 /* next5_index = lookup16(next5_over, overflow_to) */
+	movdqa %xmm4, %xmm9 /* reduce_x1 */
+	pshufb %xmm8, %xmm9 /* next5_reduce = lookup16(reduce_x1, next5_index) */
+	pxor %xmm7, %xmm6 /* next5_acc = xor(next5_shift, next5_carry) */
+	pxor %xmm9, %xmm6 /* next5 = xor(next5_acc, next5_reduce) */
+	movdqa %xmm6, %xmm7 /* next5 */
+	psrlq $1, %xmm7 /* next6_shift = shr(next5) */
+	movdqa %xmm6, %xmm8 /* next5 */
+	psllq $63, %xmm8 /* next6_spill = shl(next5) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm8 /* next6_carry = lookup16(next6_spill, next_half) */
+	movdqa %xmm6, %xmm9 /* next5 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm9 /* next6_over = and(next5, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm9 /* next6_index = lookup16(next6_over, overflow_to) */
+	movdqa %xmm4, %xmm10 /* reduce_x1 */
+	pshufb %xmm9, %xmm10 /* next6_reduce = lookup16(reduce_x1, next6_index) */
+	pxor %xmm8, %xmm7 /* next6_acc = xor(next6_shift, next6_carry) */
+	pxor %xmm10, %xmm7 /* next6 = xor(next6_acc, next6_reduce) */
+	movdqa %xmm7, %xmm8 /* next6 */
+	psrlq $1, %xmm8 /* next7_shift = shr(next6) */
+	movdqa %xmm7, %xmm9 /* next6 */
+	psllq $63, %xmm9 /* next7_spill = shl(next6) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm9 /* next7_carry = lookup16(next7_spill, next_half) */
+	movdqa %xmm7, %xmm10 /* next6 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm10 /* next7_over = and(next6, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm10 /* next7_index = lookup16(next7_over, overflow_to) */
+	movdqa %xmm4, %xmm11 /* reduce_x1 */
+	pshufb %xmm10, %xmm11 /* next7_reduce = lookup16(reduce_x1, next7_index) */
+	pxor %xmm9, %xmm8 /* next7_acc = xor(next7_shift, next7_carry) */
+	pxor %xmm11, %xmm8 /* next7 = xor(next7_acc, next7_reduce) */
+	movdqa %xmm8, %xmm9 /* next7 */
+	psrlq $1, %xmm9 /* next8_shift = shr(next7) */
+	movdqa %xmm8, %xmm10 /* next7 */
+	psllq $63, %xmm10 /* next8_spill = shl(next7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm10 /* next8_carry = lookup16(next8_spill, next_half) */
+	movdqa %xmm8, %xmm11 /* next7 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm11 /* next8_over = and(next7, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm11 /* next8_index = lookup16(next8_over, overflow_to) */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm11, %xmm12 /* next8_reduce = lookup16(reduce_x1, next8_index) */
+	pxor %xmm10, %xmm9 /* next8_acc = xor(next8_shift, next8_carry) */
+	pxor %xmm12, %xmm9 /* next8 = xor(next8_acc, next8_reduce) */
+	movdqa %xmm9, %xmm10 /* next8 */
+	psrlq $1, %xmm10 /* next9_shift = shr(next8) */
+	movdqa %xmm9, %xmm11 /* next8 */
+	psllq $63, %xmm11 /* next9_spill = shl(next8) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm11 /* next9_carry = lookup16(next9_spill, next_half) */
+	movdqa %xmm9, %xmm12 /* next8 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm12 /* next9_over = and(next8, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm12 /* next9_index = lookup16(next9_over, overflow_to) */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm12, %xmm13 /* next9_reduce = lookup16(reduce_x1, next9_index) */
+	pxor %xmm11, %xmm10 /* next9_acc = xor(next9_shift, next9_carry) */
+	pxor %xmm13, %xmm10 /* next9 = xor(next9_acc, next9_reduce) */
+	movdqa %xmm10, %xmm11 /* next9 */
+	psrlq $1, %xmm11 /* next10_shift = shr(next9) */
+	movdqa %xmm10, %xmm12 /* next9 */
+	psllq $63, %xmm12 /* next10_spill = shl(next9) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm12 /* next10_carry = lookup16(next10_spill, next_half) */
+	movdqa %xmm10, %xmm13 /* next9 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm13 /* next10_over = and(next9, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm13 /* next10_index = lookup16(next10_over, overflow_to) */
+	movdqa %xmm4, %xmm14 /* reduce_x1 */
+	pshufb %xmm13, %xmm14 /* next10_reduce = lookup16(reduce_x1, next10_index) */
+	pxor %xmm12, %xmm11 /* next10_acc = xor(next10_shift, next10_carry) */
+	pxor %xmm14, %xmm11 /* next10 = xor(next10_acc, next10_reduce) */
+	movdqa %xmm11, %xmm12 /* next10 */
+	psrlq $1, %xmm12 /* next11_shift = shr(next10) */
+	movdqa %xmm11, %xmm13 /* next10 */
+	psllq $63, %xmm13 /* next11_spill = shl(next10) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm13 /* next11_carry = lookup16(next11_spill, next_half) */
+	movdqa %xmm11, %xmm14 /* next10 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm14 /* next11_over = and(next10, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm14 /* next11_index = lookup16(next11_over, overflow_to) */
+	movdqa %xmm4, %xmm15 /* reduce_x1 */
+	pshufb %xmm14, %xmm15 /* next11_reduce = lookup16(reduce_x1, next11_index) */
+	pxor %xmm13, %xmm12 /* next11_acc = xor(next11_shift, next11_carry) */
+	pxor %xmm15, %xmm12 /* next11 = xor(next11_acc, next11_reduce) */
+	movdqa %xmm12, %xmm13 /* next11 */
+	psrlq $1, %xmm13 /* next12_shift = shr(next11) */
+	movdqa %xmm12, %xmm14 /* next11 */
+	psllq $63, %xmm14 /* next12_spill = shl(next11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm14 /* next12_carry = lookup16(next12_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next11 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm15 /* next12_over = and(next11, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm15 /* next12_index = lookup16(next12_over, overflow_to) */
+	movdqa %xmm12, 0(%rsp) /* spill next11 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm15, %xmm12 /* next12_reduce = lookup16(reduce_x1, next12_index) */
+	pxor %xmm14, %xmm13 /* next12_acc = xor(next12_shift, next12_carry) */
+	pxor %xmm12, %xmm13 /* next12 = xor(next12_acc, next12_reduce) */
+	movdqa %xmm13, %xmm12 /* next12 */
+	psrlq $1, %xmm12 /* next13_shift = shr(next12) */
+	movdqa %xmm13, %xmm14 /* next12 */
+	psllq $63, %xmm14 /* next13_spill = shl(next12) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm14 /* next13_carry = lookup16(next13_spill, next_half) */
+	movdqa %xmm13, %xmm15 /* next12 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm15 /* next13_over = and(next12, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm15 /* next13_index = lookup16(next13_over, overflow_to) */
+	movdqa %xmm13, 16(%rsp) /* spill next12 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm15, %xmm13 /* next13_reduce = lookup16(reduce_x1, next13_index) */
+	pxor %xmm14, %xmm12 /* next13_acc = xor(next13_shift, next13_carry) */
+	pxor %xmm13, %xmm12 /* next13 = xor(next13_acc, next13_reduce) */
+	movdqa %xmm12, %xmm13 /* next13 */
+	psrlq $1, %xmm13 /* next14_shift = shr(next13) */
+	movdqa %xmm12, %xmm14 /* next13 */
+	psllq $63, %xmm14 /* next14_spill = shl(next13) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm14 /* next14_carry = lookup16(next14_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next13 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm15 /* next14_over = and(next13, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm15 /* next14_index = lookup16(next14_over, overflow_to) */
+	movdqa %xmm12, 32(%rsp) /* spill next13 */
+	movdqa %xmm4, %xmm12 /* reduce_x1 */
+	pshufb %xmm15, %xmm12 /* next14_reduce = lookup16(reduce_x1, next14_index) */
+	pxor %xmm14, %xmm13 /* next14_acc = xor(next14_shift, next14_carry) */
+	pxor %xmm12, %xmm13 /* next14 = xor(next14_acc, next14_reduce) */
+	movdqa %xmm13, %xmm12 /* next14 */
+	psrlq $1, %xmm12 /* next15_shift = shr(next14) */
+	movdqa %xmm13, %xmm14 /* next14 */
+	psllq $63, %xmm14 /* next15_spill = shl(next14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm14 /* next15_carry = lookup16(next15_spill, next_half) */
+	movdqa %xmm13, %xmm15 /* next14 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm15 /* next15_over = and(next14, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm15 /* next15_index = lookup16(next15_over, overflow_to) */
+	movdqa %xmm13, 48(%rsp) /* spill next14 */
+	movdqa %xmm4, %xmm13 /* reduce_x1 */
+	pshufb %xmm15, %xmm13 /* next15_reduce = lookup16(reduce_x1, next15_index) */
+	pxor %xmm14, %xmm12 /* next15_acc = xor(next15_shift, next15_carry) */
+	pxor %xmm13, %xmm12 /* next15 = xor(next15_acc, next15_reduce) */
+	movdqa %xmm12, %xmm13 /* next15 */
+	psrlq $1, %xmm13 /* next16_shift = shr(next15) */
+	movdqa %xmm12, %xmm14 /* next15 */
+	psllq $63, %xmm14 /* next16_spill = shl(next15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_next_half(%rip), %xmm14 /* next16_carry = lookup16(next16_spill, next_half) */
+	movdqa %xmm12, %xmm15 /* next15 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_4_low_1_bits(%rip), %xmm15 /* next16_over = and(next15, low_1_bits) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_overflow_to(%rip), %xmm15 /* next16_index = lookup16(next16_over, overflow_to) */
+	pshufb %xmm15, %xmm4 /* next16_reduce = lookup16(reduce_x1, next16_index) */
+	pxor %xmm14, %xmm13 /* next16_acc = xor(next16_shift, next16_carry) */
+	pxor %xmm4, %xmm13 /* next16 = xor(next16_acc, next16_reduce) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* tweaks0 = lookup16(order, reverse_bytes) */
 	movdqu %xmm0, (%rsi) /* store tweaks0 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm1 /* tweaks1 = lookup16(next1, reverse_bytes) */
@@ -615,8 +1265,38 @@ sm4_wordslice_ssse3_aesni_xts_gb_register_asm:
 	movdqu %xmm2, 32(%rsi) /* store tweaks2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm3 /* tweaks3 = lookup16(next3, reverse_bytes) */
 	movdqu %xmm3, 48(%rsi) /* store tweaks3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm5 /* carried_out = lookup16(next4, reverse_bytes) */
-	movdqu %xmm5, 64(%rsi) /* store carried_out */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm5 /* tweaks4 = lookup16(next4, reverse_bytes) */
+	movdqu %xmm5, 64(%rsi) /* store tweaks4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm6 /* tweaks5 = lookup16(next5, reverse_bytes) */
+	movdqu %xmm6, 80(%rsi) /* store tweaks5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm7 /* tweaks6 = lookup16(next6, reverse_bytes) */
+	movdqu %xmm7, 96(%rsi) /* store tweaks6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm8 /* tweaks7 = lookup16(next7, reverse_bytes) */
+	movdqu %xmm8, 112(%rsi) /* store tweaks7 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm9 /* tweaks8 = lookup16(next8, reverse_bytes) */
+	movdqu %xmm9, 128(%rsi) /* store tweaks8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm10 /* tweaks9 = lookup16(next9, reverse_bytes) */
+	movdqu %xmm10, 144(%rsi) /* store tweaks9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm11 /* tweaks10 = lookup16(next10, reverse_bytes) */
+	movdqu %xmm11, 160(%rsi) /* store tweaks10 */
+	movdqa 0(%rsp), %xmm0 /* reload next11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* tweaks11 = lookup16(next11, reverse_bytes) */
+	movdqu %xmm0, 176(%rsi) /* store tweaks11 */
+	movdqa 16(%rsp), %xmm0 /* reload next12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* tweaks12 = lookup16(next12, reverse_bytes) */
+	movdqu %xmm0, 192(%rsi) /* store tweaks12 */
+	movdqa 32(%rsp), %xmm0 /* reload next13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* tweaks13 = lookup16(next13, reverse_bytes) */
+	movdqu %xmm0, 208(%rsi) /* store tweaks13 */
+	movdqa 48(%rsp), %xmm0 /* reload next14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm0 /* tweaks14 = lookup16(next14, reverse_bytes) */
+	movdqu %xmm0, 224(%rsi) /* store tweaks14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm12 /* tweaks15 = lookup16(next15, reverse_bytes) */
+	movdqu %xmm12, 240(%rsi) /* store tweaks15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_4_reverse_bytes(%rip), %xmm13 /* carried_out = lookup16(next16, reverse_bytes) */
+	movdqu %xmm13, 256(%rsi) /* store carried_out */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_xts_gb_register_asm, .-sm4_wordslice_ssse3_aesni_xts_gb_register_asm
 
@@ -626,15 +1306,19 @@ sm4_wordslice_ssse3_aesni_xts_gb_register_asm:
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   frame: 192 bytes (11 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_batch_asm
 	.hidden sm4_wordslice_ssse3_aesni_batch_asm
 	.type sm4_wordslice_ssse3_aesni_batch_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 
-	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* rowle = lookup16(row, bswap32) */
 	movdqu 16(%rsi), %xmm1 /* row_1 = load() */
@@ -655,223 +1339,886 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa %xmm0, %xmm2 /* tr0_1 */
 	punpckldq %xmm1, %xmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm1, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqu 64(%rsi), %xmm1 /* row_4 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqu 80(%rsi), %xmm5 /* row_5 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqu 96(%rsi), %xmm6 /* row_6 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqu 112(%rsi), %xmm7 /* row_7 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm1, %xmm8 /* rowle_4 */
+	punpckldq %xmm6, %xmm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm6, %xmm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm5, %xmm6 /* rowle_5 */
+	punpckldq %xmm7, %xmm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm7, %xmm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm8, %xmm7 /* tr0_4 */
+	punpckldq %xmm6, %xmm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm6, %xmm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm1, %xmm6 /* tr0_5 */
+	punpckldq %xmm5, %xmm6 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm5, %xmm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqu 128(%rsi), %xmm5 /* row_8 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqu 144(%rsi), %xmm9 /* row_9 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqu 160(%rsi), %xmm10 /* row_10 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqu 176(%rsi), %xmm11 /* row_11 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm5, %xmm12 /* rowle_8 */
+	punpckldq %xmm10, %xmm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm10, %xmm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm9, %xmm10 /* rowle_9 */
+	punpckldq %xmm11, %xmm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm11, %xmm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm12, %xmm11 /* tr0_8 */
+	punpckldq %xmm10, %xmm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm10, %xmm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm5, %xmm10 /* tr0_9 */
+	punpckldq %xmm9, %xmm10 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm9, %xmm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqu 192(%rsi), %xmm9 /* row_12 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqu 208(%rsi), %xmm13 /* row_13 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqu 224(%rsi), %xmm14 /* row_14 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	movdqu 240(%rsi), %xmm15 /* row_15 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm15 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm0, 0(%rsp) /* spill g0x3.1 */
+	movdqa %xmm9, %xmm0 /* rowle_12 */
+	punpckldq %xmm14, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm14, %xmm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm13, %xmm14 /* rowle_13 */
+	punpckldq %xmm15, %xmm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm15, %xmm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm15 /* tr0_12 */
+	punpckldq %xmm14, %xmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm14, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm9, %xmm14 /* tr0_13 */
+	punpckldq %xmm13, %xmm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm13, %xmm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x3.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x0.2 */
+	movdqa %xmm15, 16(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 32(%rsp) /* spill g3x1.2 */
+	movdqa %xmm14, 48(%rsp) /* spill g3x2.2 */
+	movdqa %xmm9, 64(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_5_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	movd (%rdi,%rcx), %xmm13
-	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
-	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
-	movdqa %xmm14, %xmm13 /* g0t */
-	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
-	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
-	pand %xmm1, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm13, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* g0s_aes */
-	pand %xmm1, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
-	pand %xmm1, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm5, %xmm13 /* g0s */
-	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm5, %xmm15 /* g0s */
-	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm5, %xmm9 /* g0s */
-	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm5, %xmm7 /* g0s */
-	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm7, %xmm9 /* g0lg */
-	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
-	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
-	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm5, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%rcx), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
+	movdqa %xmm4, %xmm9 /* g0x1.2 */
+	pxor %xmm2, %xmm9 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm9 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm13, %xmm9 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm9, %xmm0 /* g0t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm9 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm0, %xmm14 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm14 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm9 /* g0s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm4, 80(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm2, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm2, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm4, %xmm2 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm2 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm13, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm4, %xmm13 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm13 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm4, %xmm9 /* g0s */
+	pxor %xmm14, %xmm9 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm13, %xmm9 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm9, %xmm13 /* g0lg */
+	pslld $2, %xmm13 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm9 /* g0lr2_r = shr(g0lg) */
+	por %xmm9, %xmm13 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm2, %xmm4 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm13, %xmm4 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm4, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%rcx), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
+	movdqa %xmm8, %xmm4 /* g1x1.2 */
+	pxor %xmm6, %xmm4 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm2, %xmm4 /* g1k = xor(g1k_acc, rkw_1) */
+	pxor %xmm1, %xmm4 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm4, %xmm2 /* g1t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm2 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm2, %xmm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm4, %xmm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm2, %xmm9 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm9 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm2 /* g1s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm2 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm4 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
+	movdqa %xmm2, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm13, %xmm4 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm4, %xmm9 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm4, %xmm13 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm13 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm8, 128(%rsp) /* spill g1x1.2 */
+	movdqa %xmm4, %xmm8 /* g1s */
+	pxor %xmm13, %xmm8 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm14, %xmm8 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm8, %xmm13 /* g1lg */
+	pslld $2, %xmm13 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm8 /* g1lr2_r = shr(g1lg) */
+	por %xmm8, %xmm13 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm9, %xmm4 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm13, %xmm4 /* g1l = xor(g1l_acc, g1lr2) */
+	pxor %xmm4, %xmm7 /* g1x = xor(g1x0, g1l) */
+	movd (%rdi,%rcx), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_2 = bcast32() */
+	movdqa %xmm12, %xmm8 /* g2x1.2 */
+	pxor %xmm10, %xmm8 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm4, %xmm8 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm5, %xmm8 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm8, %xmm4 /* g2t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm8 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm8 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm4, %xmm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm8, %xmm4 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm4, %xmm9 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm9 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm4 /* g2s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm4, %xmm8 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm8, %xmm4 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm4 /* g2lr24 = lookup16(g2s, rotl24) */
+	movdqa %xmm8, %xmm9 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm8, %xmm13 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm8, %xmm14 /* g2s */
+	pxor %xmm9, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm13, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm14, %xmm9 /* g2lg */
+	pslld $2, %xmm9 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
+	por %xmm14, %xmm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm4, %xmm8 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm9, %xmm8 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 0(%rsp), %xmm8 /* g2x = xor(g2l, g2x0.2) */
+	movd (%rdi,%rcx), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_3 = bcast32() */
+	movdqa 32(%rsp), %xmm9 /* reload g3x1.2 */
+	movdqa %xmm9, %xmm13 /* g3x1.2 */
+	pxor 48(%rsp), %xmm13 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm4, %xmm13 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 64(%rsp), %xmm13 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm13, %xmm4 /* g3t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm13 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm13, %xmm4 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm4, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g3s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm4, %xmm13 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm13, %xmm4 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm4 /* g3lr24 = lookup16(g3s, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm13, %xmm9 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g2x1.2 */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pxor %xmm14, %xmm12 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm9, %xmm12 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm12, %xmm9 /* g3lg */
+	pslld $2, %xmm9 /* g3lr2_l = shl(g3lg) */
+	psrld $30, %xmm12 /* g3lr2_r = shr(g3lg) */
+	por %xmm12, %xmm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm4, %xmm13 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm9, %xmm13 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 16(%rsp), %xmm13 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%rcx), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
-	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm7, %xmm5 /* g0t_1 */
-	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm1, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_1_aes */
-	pand %xmm1, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm1, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm7, %xmm5 /* g0s_1 */
-	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_1 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm13, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm15, %xmm9 /* g0lg_1 */
+	movd 4(%rdi,%rcx), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_4 = bcast32() */
+	movdqa 96(%rsp), %xmm9 /* reload g0x2.2 */
+	movdqa %xmm9, %xmm12 /* g0x2.2 */
+	pxor 112(%rsp), %xmm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm4, %xmm12 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm3, %xmm12 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm12, %xmm4 /* g0t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm12 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm12, %xmm4 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm4, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g0s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm4, %xmm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm12, %xmm4 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm4 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm12, %xmm14 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm12, %xmm9 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm3, 160(%rsp) /* spill g0x0.3 */
+	movdqa %xmm12, %xmm3 /* g0s_1 */
+	pxor %xmm14, %xmm3 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm9, %xmm3 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm3, %xmm9 /* g0lg_1 */
 	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor %xmm7, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	psrld $30, %xmm3 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm3, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm4, %xmm12 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm12 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 80(%rsp), %xmm12 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	movd 4(%rdi,%rcx), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
+	movdqa %xmm6, %xmm4 /* g1x2.2 */
+	pxor %xmm1, %xmm4 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm4 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm7, %xmm4 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm4, %xmm3 /* g1t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm4 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm4, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm3, %xmm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g1s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm3, %xmm4 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm4, %xmm3 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	movdqa %xmm4, %xmm9 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm6, 80(%rsp) /* spill g1x2.2 */
+	movdqa %xmm4, %xmm6 /* g1s_1 */
+	pxor %xmm9, %xmm6 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	pxor %xmm14, %xmm6 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	movdqa %xmm6, %xmm9 /* g1lg_1 */
+	pslld $2, %xmm9 /* g1lr2_1_l = shl(g1lg_1) */
+	psrld $30, %xmm6 /* g1lr2_1_r = shr(g1lg_1) */
+	por %xmm6, %xmm9 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	pxor %xmm3, %xmm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm9, %xmm4 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 128(%rsp), %xmm4 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	movd 4(%rdi,%rcx), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
+	movdqa %xmm10, %xmm6 /* g2x2.2 */
+	pxor %xmm5, %xmm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm3, %xmm6 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
+	pxor %xmm8, %xmm6 /* g2t_1 = xor(g2k_1, g2x0) */
+	movdqa %xmm6, %xmm3 /* g2t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm3, %xmm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g2s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm3, %xmm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm6, %xmm3 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm6, %xmm9 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	movdqa %xmm6, %xmm14 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm10, 128(%rsp) /* spill g2x2.2 */
+	movdqa %xmm6, %xmm10 /* g2s_1 */
+	pxor %xmm9, %xmm10 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm14, %xmm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm10, %xmm9 /* g2lg_1 */
+	pslld $2, %xmm9 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm10 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm10, %xmm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pxor %xmm3, %xmm6 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	pxor %xmm9, %xmm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor 144(%rsp), %xmm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	movd 4(%rdi,%rcx), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
+	movdqa 48(%rsp), %xmm9 /* reload g3x2.2 */
+	movdqa %xmm9, %xmm10 /* g3x2.2 */
+	pxor 64(%rsp), %xmm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm10 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm13, %xmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm10, %xmm3 /* g3t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm10 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm10, %xmm3 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	movdqa %xmm10, %xmm14 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm10, %xmm9 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm13, 16(%rsp) /* spill g3x0.3 */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	pxor %xmm14, %xmm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm9, %xmm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm13, %xmm9 /* g3lg_1 */
+	pslld $2, %xmm9 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm13 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm13, %xmm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm9, %xmm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 32(%rsp), %xmm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%rcx), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
-	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm7, %xmm5 /* g0t_2 */
-	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm1, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_2_aes */
-	pand %xmm1, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm1, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm7, %xmm5 /* g0s_2 */
-	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_2 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm13, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm9 /* g0lg_2 */
+	movd 8(%rdi,%rcx), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
+	movdqa 112(%rsp), %xmm9 /* reload g0x3.2 */
+	movdqa %xmm9, %xmm13 /* g0x3.2 */
+	pxor 160(%rsp), %xmm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm13 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm12, %xmm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm13, %xmm3 /* g0t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm13 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm13, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm13, %xmm3 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm13, %xmm14 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm13, %xmm9 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g0x1.3 */
+	movdqa %xmm13, %xmm12 /* g0s_2 */
+	pxor %xmm14, %xmm12 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm9, %xmm12 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm12, %xmm9 /* g0lg_2 */
 	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor %xmm7, %xmm2 /* g0x_2 = xor(g0x2, g0l_2) */
+	psrld $30, %xmm12 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm12, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm9, %xmm13 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 96(%rsp), %xmm13 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movd 8(%rdi,%rcx), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
+	movdqa %xmm1, %xmm9 /* g1x3.2 */
+	pxor %xmm7, %xmm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm9 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm4, %xmm9 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm9, %xmm3 /* g1t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm9 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm9 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g1s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm9 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm9, %xmm3 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	movdqa %xmm9, %xmm12 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm9, %xmm14 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm1, 96(%rsp) /* spill g1x3.2 */
+	movdqa %xmm9, %xmm1 /* g1s_2 */
+	pxor %xmm12, %xmm1 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm14, %xmm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm1, %xmm12 /* g1lg_2 */
+	pslld $2, %xmm12 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm1 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm1, %xmm12 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm12, %xmm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 80(%rsp), %xmm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movd 8(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_10 = bcast32() */
+	movdqa %xmm5, %xmm3 /* g2x3.2 */
+	pxor %xmm8, %xmm3 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm1, %xmm3 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm6, %xmm3 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm3, %xmm1 /* g2t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm3 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm3 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm1, %xmm12 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm1, %xmm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm1 /* g2s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm1, %xmm3 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm3, %xmm1 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm3, %xmm12 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm3, %xmm14 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm5, 80(%rsp) /* spill g2x3.2 */
+	movdqa %xmm3, %xmm5 /* g2s_2 */
+	pxor %xmm12, %xmm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm14, %xmm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm5, %xmm12 /* g2lg_2 */
+	pslld $2, %xmm12 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm5 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm5, %xmm12 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm1, %xmm3 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm12, %xmm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 128(%rsp), %xmm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movd 8(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_11 = bcast32() */
+	movdqa 64(%rsp), %xmm5 /* reload g3x3.2 */
+	movdqa %xmm5, %xmm12 /* g3x3.2 */
+	pxor 16(%rsp), %xmm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm1, %xmm12 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm10, %xmm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm12, %xmm1 /* g3t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm12 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm1, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm1, %xmm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm12, %xmm1 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	movdqa %xmm12, %xmm14 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm12, %xmm5 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm10, 32(%rsp) /* spill g3x1.3 */
+	movdqa %xmm12, %xmm10 /* g3s_2 */
+	pxor %xmm14, %xmm10 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm5, %xmm10 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm10, %xmm5 /* g3lg_2 */
+	pslld $2, %xmm5 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm10 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm10, %xmm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm1, %xmm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm5, %xmm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 48(%rsp), %xmm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%rcx), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
-	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm7, %xmm5 /* g0t_3 */
-	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm1, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_3_aes */
-	pand %xmm1, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm1, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm7, %xmm5 /* g0s_3 */
-	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_3 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm13, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm15, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm7, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	movd 12(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_12 = bcast32() */
+	movdqa 160(%rsp), %xmm5 /* reload g0x0.3 */
+	movdqa %xmm5, %xmm10 /* g0x0.3 */
+	pxor 144(%rsp), %xmm10 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm1, %xmm10 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm13, %xmm10 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm10, %xmm1 /* g0t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm10 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm10 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm10, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm1, %xmm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g0s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm1, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm10, %xmm1 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm10, %xmm14 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm10, %xmm5 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm5 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm13, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm10, %xmm13 /* g0s_3 */
+	pxor %xmm14, %xmm13 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm5, %xmm13 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm13, %xmm5 /* g0lg_3 */
+	pslld $2, %xmm5 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm13 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm13, %xmm5 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm1, %xmm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm5, %xmm10 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 112(%rsp), %xmm10 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movd 12(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_13 = bcast32() */
+	movdqa %xmm7, %xmm5 /* g1x0.3 */
+	pxor %xmm4, %xmm5 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm1, %xmm5 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm9, %xmm5 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm5, %xmm1 /* g1t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm5 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm5 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm5, %xmm1 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm1, %xmm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g1s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm1, %xmm5 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm5, %xmm1 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	movdqa %xmm5, %xmm13 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm13 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm5, %xmm14 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm7, 112(%rsp) /* spill g1x0.3 */
+	movdqa %xmm5, %xmm7 /* g1s_3 */
+	pxor %xmm13, %xmm7 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm14, %xmm7 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm7, %xmm13 /* g1lg_3 */
+	pslld $2, %xmm13 /* g1lr2_3_l = shl(g1lg_3) */
+	psrld $30, %xmm7 /* g1lr2_3_r = shr(g1lg_3) */
+	por %xmm7, %xmm13 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm1, %xmm5 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm13, %xmm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 96(%rsp), %xmm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	movd 12(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_14 = bcast32() */
+	movdqa %xmm8, %xmm7 /* g2x0.3 */
+	pxor %xmm6, %xmm7 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm1, %xmm7 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm3, %xmm7 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm7, %xmm1 /* g2t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm7 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm7 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm7, %xmm1 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm1, %xmm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g2s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm7 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm1, %xmm7 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm7, %xmm1 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	movdqa %xmm7, %xmm13 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	movdqa %xmm7, %xmm14 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm8, 0(%rsp) /* spill g2x0.3 */
+	movdqa %xmm7, %xmm8 /* g2s_3 */
+	pxor %xmm13, %xmm8 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm14, %xmm8 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm8, %xmm13 /* g2lg_3 */
+	pslld $2, %xmm13 /* g2lr2_3_l = shl(g2lg_3) */
+	psrld $30, %xmm8 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm8, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm1, %xmm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm13, %xmm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 80(%rsp), %xmm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	movd 12(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_15 = bcast32() */
+	movdqa 16(%rsp), %xmm8 /* reload g3x0.3 */
+	movdqa %xmm8, %xmm13 /* g3x0.3 */
+	pxor 32(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm1, %xmm13 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
+	pxor %xmm12, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	movdqa %xmm13, %xmm1 /* g3t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm13, %xmm1 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm1, %xmm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows(%rip), %xmm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key(%rip), %xmm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm1 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask(%rip), %xmm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm1, %xmm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm13, %xmm1 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl24(%rip), %xmm1 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8(%rip), %xmm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm13, %xmm8 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_rotl16(%rip), %xmm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm12, 48(%rsp) /* spill g3x2.3 */
+	movdqa %xmm13, %xmm12 /* g3s_3 */
+	pxor %xmm14, %xmm12 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm8, %xmm12 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm12, %xmm8 /* g3lg_3 */
+	pslld $2, %xmm8 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm12 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm12, %xmm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pxor %xmm1, %xmm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	pxor %xmm8, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 64(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm13, 64(%rsp) /* spill g3x3.2 */
+	movdqa %xmm5, %xmm1 /* g1x3.3 */
+	movdqa 128(%rsp), %xmm2 /* reload g0x2.3 */
+	movdqa %xmm7, %xmm5 /* g2x3.3 */
+	movdqa 112(%rsp), %xmm7 /* reload g1x0.3 */
+	movdqa %xmm4, %xmm8 /* g1x1.3 */
+	movdqa 144(%rsp), %xmm4 /* reload g0x1.3 */
+	movdqa %xmm6, %xmm12 /* g2x1.3 */
+	movdqa %xmm9, %xmm6 /* g1x2.3 */
+	movdqa %xmm10, %xmm13 /* g0x3.3 */
+	movdqa %xmm3, %xmm10 /* g2x2.3 */
+	movdqa 160(%rsp), %xmm3 /* reload g0x0.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_ssse3_aesni_asm_5_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm0, %xmm13 /* g0x3.2 */
-	punpckldq %xmm4, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm4, %xmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm13, %xmm0 /* g0x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm13 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	movdqa %xmm2, %xmm4 /* g0x2.2 */
 	punpckldq %xmm3, %xmm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	punpckhdq %xmm3, %xmm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	movdqa %xmm13, %xmm3 /* tro0 */
+	movdqa %xmm0, %xmm3 /* tro0 */
 	punpckldq %xmm4, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	punpckhdq %xmm4, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm0, %xmm4 /* tro0_1 */
+	punpckhdq %xmm4, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm13, %xmm4 /* tro0_1 */
 	punpckldq %xmm2, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm2, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	punpckhdq %xmm2, %xmm13 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
 	movdqu %xmm3, (%rdx) /* store outbe */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm13 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	movdqu %xmm13, 16(%rdx) /* store outbe_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu %xmm0, 16(%rdx) /* store outbe_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	movdqu %xmm4, 32(%rdx) /* store outbe_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	movdqu %xmm0, 48(%rdx) /* store outbe_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm13 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu %xmm13, 48(%rdx) /* store outbe_3 */
+	movdqa %xmm1, %xmm0 /* g1x3.2 */
+	punpckldq %xmm8, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm8, %xmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm6, %xmm2 /* g1x2.2 */
+	punpckldq %xmm7, %xmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm7, %xmm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm3 /* tro0_4 */
+	punpckldq %xmm2, %xmm3 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm2, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	movdqa %xmm1, %xmm2 /* tro0_5 */
+	punpckldq %xmm6, %xmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm6, %xmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu %xmm3, 64(%rdx) /* store outbe_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu %xmm0, 80(%rdx) /* store outbe_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu %xmm2, 96(%rdx) /* store outbe_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu %xmm1, 112(%rdx) /* store outbe_7 */
+	movdqa %xmm5, %xmm0 /* g2x3.2 */
+	punpckldq %xmm12, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm12, %xmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm10, %xmm1 /* g2x2.2 */
+	punpckldq 0(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 0(%rsp), %xmm10 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	movdqa %xmm5, %xmm1 /* tro0_9 */
+	punpckldq %xmm10, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm10, %xmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu %xmm2, 128(%rdx) /* store outbe_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu %xmm0, 144(%rdx) /* store outbe_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu %xmm1, 160(%rdx) /* store outbe_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu %xmm5, 176(%rdx) /* store outbe_11 */
+	movdqa 64(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 32(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 32(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 48(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 16(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 16(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	movdqa %xmm0, %xmm3 /* tro0_13 */
+	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu %xmm4, 192(%rdx) /* store outbe_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu %xmm1, 208(%rdx) /* store outbe_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu %xmm3, 224(%rdx) /* store outbe_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_5_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu %xmm0, 240(%rdx) /* store outbe_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_asm, .-sm4_wordslice_ssse3_aesni_batch_asm
 
@@ -882,15 +2229,19 @@ sm4_wordslice_ssse3_aesni_batch_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   frame: 192 bytes (11 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_batch_xor_asm
 	.hidden sm4_wordslice_ssse3_aesni_batch_xor_asm
 	.type sm4_wordslice_ssse3_aesni_batch_xor_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_xor_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 
-	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* rowle = lookup16(row, bswap32) */
 	movdqu 16(%rsi), %xmm1 /* row_1 = load() */
@@ -911,231 +2262,918 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm0, %xmm2 /* tr0_1 */
 	punpckldq %xmm1, %xmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm1, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqu 64(%rsi), %xmm1 /* row_4 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqu 80(%rsi), %xmm5 /* row_5 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqu 96(%rsi), %xmm6 /* row_6 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqu 112(%rsi), %xmm7 /* row_7 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm1, %xmm8 /* rowle_4 */
+	punpckldq %xmm6, %xmm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm6, %xmm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm5, %xmm6 /* rowle_5 */
+	punpckldq %xmm7, %xmm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm7, %xmm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm8, %xmm7 /* tr0_4 */
+	punpckldq %xmm6, %xmm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm6, %xmm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm1, %xmm6 /* tr0_5 */
+	punpckldq %xmm5, %xmm6 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm5, %xmm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqu 128(%rsi), %xmm5 /* row_8 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqu 144(%rsi), %xmm9 /* row_9 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqu 160(%rsi), %xmm10 /* row_10 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqu 176(%rsi), %xmm11 /* row_11 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm5, %xmm12 /* rowle_8 */
+	punpckldq %xmm10, %xmm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm10, %xmm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm9, %xmm10 /* rowle_9 */
+	punpckldq %xmm11, %xmm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm11, %xmm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm12, %xmm11 /* tr0_8 */
+	punpckldq %xmm10, %xmm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm10, %xmm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm5, %xmm10 /* tr0_9 */
+	punpckldq %xmm9, %xmm10 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm9, %xmm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqu 192(%rsi), %xmm9 /* row_12 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqu 208(%rsi), %xmm13 /* row_13 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqu 224(%rsi), %xmm14 /* row_14 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	movdqu 240(%rsi), %xmm15 /* row_15 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm15 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm0, 0(%rsp) /* spill g0x3.1 */
+	movdqa %xmm9, %xmm0 /* rowle_12 */
+	punpckldq %xmm14, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm14, %xmm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm13, %xmm14 /* rowle_13 */
+	punpckldq %xmm15, %xmm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm15, %xmm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm15 /* tr0_12 */
+	punpckldq %xmm14, %xmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm14, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm9, %xmm14 /* tr0_13 */
+	punpckldq %xmm13, %xmm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm13, %xmm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x3.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x0.2 */
+	movdqa %xmm15, 16(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 32(%rsp) /* spill g3x1.2 */
+	movdqa %xmm14, 48(%rsp) /* spill g3x2.2 */
+	movdqa %xmm9, 64(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_6_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	movd (%rdi,%r8), %xmm13
-	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
-	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
-	movdqa %xmm14, %xmm13 /* g0t */
-	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
-	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
-	pand %xmm1, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm13, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* g0s_aes */
-	pand %xmm1, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
-	pand %xmm1, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm5, %xmm13 /* g0s */
-	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm5, %xmm15 /* g0s */
-	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm5, %xmm9 /* g0s */
-	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm5, %xmm7 /* g0s */
-	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm7, %xmm9 /* g0lg */
-	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
-	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
-	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm5, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r8), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
+	movdqa %xmm4, %xmm9 /* g0x1.2 */
+	pxor %xmm2, %xmm9 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm9 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm13, %xmm9 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm9, %xmm0 /* g0t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm9 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm0, %xmm14 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm14 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm9 /* g0s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm4, 80(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm2, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm2, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm4, %xmm2 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm2 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm13, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm4, %xmm13 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm13 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm4, %xmm9 /* g0s */
+	pxor %xmm14, %xmm9 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm13, %xmm9 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm9, %xmm13 /* g0lg */
+	pslld $2, %xmm13 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm9 /* g0lr2_r = shr(g0lg) */
+	por %xmm9, %xmm13 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm2, %xmm4 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm13, %xmm4 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm4, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r8), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
+	movdqa %xmm8, %xmm4 /* g1x1.2 */
+	pxor %xmm6, %xmm4 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm2, %xmm4 /* g1k = xor(g1k_acc, rkw_1) */
+	pxor %xmm1, %xmm4 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm4, %xmm2 /* g1t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm2 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm2, %xmm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm4, %xmm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm2, %xmm9 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm9 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm2 /* g1s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm2 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm4 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
+	movdqa %xmm2, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm13, %xmm4 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm4, %xmm9 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm4, %xmm13 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm13 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm8, 128(%rsp) /* spill g1x1.2 */
+	movdqa %xmm4, %xmm8 /* g1s */
+	pxor %xmm13, %xmm8 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm14, %xmm8 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm8, %xmm13 /* g1lg */
+	pslld $2, %xmm13 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm8 /* g1lr2_r = shr(g1lg) */
+	por %xmm8, %xmm13 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm9, %xmm4 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm13, %xmm4 /* g1l = xor(g1l_acc, g1lr2) */
+	pxor %xmm4, %xmm7 /* g1x = xor(g1x0, g1l) */
+	movd (%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_2 = bcast32() */
+	movdqa %xmm12, %xmm8 /* g2x1.2 */
+	pxor %xmm10, %xmm8 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm4, %xmm8 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm5, %xmm8 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm8, %xmm4 /* g2t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm8 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm8 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm4, %xmm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm8, %xmm4 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm4, %xmm9 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm9 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm4 /* g2s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm4, %xmm8 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm8, %xmm4 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm4 /* g2lr24 = lookup16(g2s, rotl24) */
+	movdqa %xmm8, %xmm9 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm8, %xmm13 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm8, %xmm14 /* g2s */
+	pxor %xmm9, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm13, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm14, %xmm9 /* g2lg */
+	pslld $2, %xmm9 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
+	por %xmm14, %xmm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm4, %xmm8 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm9, %xmm8 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 0(%rsp), %xmm8 /* g2x = xor(g2l, g2x0.2) */
+	movd (%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_3 = bcast32() */
+	movdqa 32(%rsp), %xmm9 /* reload g3x1.2 */
+	movdqa %xmm9, %xmm13 /* g3x1.2 */
+	pxor 48(%rsp), %xmm13 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm4, %xmm13 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 64(%rsp), %xmm13 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm13, %xmm4 /* g3t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm13 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm13, %xmm4 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm4, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g3s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm4, %xmm13 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm13, %xmm4 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm4 /* g3lr24 = lookup16(g3s, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm13, %xmm9 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g2x1.2 */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pxor %xmm14, %xmm12 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm9, %xmm12 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm12, %xmm9 /* g3lg */
+	pslld $2, %xmm9 /* g3lr2_l = shl(g3lg) */
+	psrld $30, %xmm12 /* g3lr2_r = shr(g3lg) */
+	por %xmm12, %xmm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm4, %xmm13 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm9, %xmm13 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 16(%rsp), %xmm13 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
-	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm7, %xmm5 /* g0t_1 */
-	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm1, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_1_aes */
-	pand %xmm1, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm1, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm7, %xmm5 /* g0s_1 */
-	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_1 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm13, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm15, %xmm9 /* g0lg_1 */
+	movd 4(%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_4 = bcast32() */
+	movdqa 96(%rsp), %xmm9 /* reload g0x2.2 */
+	movdqa %xmm9, %xmm12 /* g0x2.2 */
+	pxor 112(%rsp), %xmm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm4, %xmm12 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm3, %xmm12 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm12, %xmm4 /* g0t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm12 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm12, %xmm4 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm4, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g0s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm4, %xmm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm12, %xmm4 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm4 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm12, %xmm14 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm12, %xmm9 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm3, 160(%rsp) /* spill g0x0.3 */
+	movdqa %xmm12, %xmm3 /* g0s_1 */
+	pxor %xmm14, %xmm3 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm9, %xmm3 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm3, %xmm9 /* g0lg_1 */
 	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor %xmm7, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	psrld $30, %xmm3 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm3, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm4, %xmm12 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm12 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 80(%rsp), %xmm12 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
+	movdqa %xmm6, %xmm4 /* g1x2.2 */
+	pxor %xmm1, %xmm4 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm4 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm7, %xmm4 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm4, %xmm3 /* g1t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm4 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm4, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm3, %xmm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g1s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm3, %xmm4 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm4, %xmm3 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	movdqa %xmm4, %xmm9 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm6, 80(%rsp) /* spill g1x2.2 */
+	movdqa %xmm4, %xmm6 /* g1s_1 */
+	pxor %xmm9, %xmm6 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	pxor %xmm14, %xmm6 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	movdqa %xmm6, %xmm9 /* g1lg_1 */
+	pslld $2, %xmm9 /* g1lr2_1_l = shl(g1lg_1) */
+	psrld $30, %xmm6 /* g1lr2_1_r = shr(g1lg_1) */
+	por %xmm6, %xmm9 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	pxor %xmm3, %xmm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm9, %xmm4 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 128(%rsp), %xmm4 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
+	movdqa %xmm10, %xmm6 /* g2x2.2 */
+	pxor %xmm5, %xmm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm3, %xmm6 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
+	pxor %xmm8, %xmm6 /* g2t_1 = xor(g2k_1, g2x0) */
+	movdqa %xmm6, %xmm3 /* g2t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm3, %xmm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g2s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm3, %xmm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm6, %xmm3 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm6, %xmm9 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	movdqa %xmm6, %xmm14 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm10, 128(%rsp) /* spill g2x2.2 */
+	movdqa %xmm6, %xmm10 /* g2s_1 */
+	pxor %xmm9, %xmm10 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm14, %xmm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm10, %xmm9 /* g2lg_1 */
+	pslld $2, %xmm9 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm10 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm10, %xmm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pxor %xmm3, %xmm6 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	pxor %xmm9, %xmm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor 144(%rsp), %xmm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
+	movdqa 48(%rsp), %xmm9 /* reload g3x2.2 */
+	movdqa %xmm9, %xmm10 /* g3x2.2 */
+	pxor 64(%rsp), %xmm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm10 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm13, %xmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm10, %xmm3 /* g3t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm10 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm10, %xmm3 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	movdqa %xmm10, %xmm14 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm10, %xmm9 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm13, 16(%rsp) /* spill g3x0.3 */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	pxor %xmm14, %xmm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm9, %xmm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm13, %xmm9 /* g3lg_1 */
+	pslld $2, %xmm9 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm13 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm13, %xmm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm9, %xmm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 32(%rsp), %xmm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
-	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm7, %xmm5 /* g0t_2 */
-	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm1, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_2_aes */
-	pand %xmm1, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm1, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm7, %xmm5 /* g0s_2 */
-	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_2 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm13, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm9 /* g0lg_2 */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
+	movdqa 112(%rsp), %xmm9 /* reload g0x3.2 */
+	movdqa %xmm9, %xmm13 /* g0x3.2 */
+	pxor 160(%rsp), %xmm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm13 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm12, %xmm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm13, %xmm3 /* g0t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm13 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm13, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm13, %xmm3 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm13, %xmm14 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm13, %xmm9 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g0x1.3 */
+	movdqa %xmm13, %xmm12 /* g0s_2 */
+	pxor %xmm14, %xmm12 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm9, %xmm12 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm12, %xmm9 /* g0lg_2 */
 	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor %xmm7, %xmm2 /* g0x_2 = xor(g0x2, g0l_2) */
+	psrld $30, %xmm12 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm12, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm9, %xmm13 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 96(%rsp), %xmm13 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
+	movdqa %xmm1, %xmm9 /* g1x3.2 */
+	pxor %xmm7, %xmm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm9 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm4, %xmm9 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm9, %xmm3 /* g1t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm9 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm9 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g1s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm9 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm9, %xmm3 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	movdqa %xmm9, %xmm12 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm9, %xmm14 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm1, 96(%rsp) /* spill g1x3.2 */
+	movdqa %xmm9, %xmm1 /* g1s_2 */
+	pxor %xmm12, %xmm1 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm14, %xmm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm1, %xmm12 /* g1lg_2 */
+	pslld $2, %xmm12 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm1 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm1, %xmm12 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm12, %xmm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 80(%rsp), %xmm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movd 8(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_10 = bcast32() */
+	movdqa %xmm5, %xmm3 /* g2x3.2 */
+	pxor %xmm8, %xmm3 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm1, %xmm3 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm6, %xmm3 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm3, %xmm1 /* g2t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm3 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm3 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm1, %xmm12 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm1, %xmm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm1 /* g2s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm1, %xmm3 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm3, %xmm1 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm3, %xmm12 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm3, %xmm14 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm5, 80(%rsp) /* spill g2x3.2 */
+	movdqa %xmm3, %xmm5 /* g2s_2 */
+	pxor %xmm12, %xmm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm14, %xmm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm5, %xmm12 /* g2lg_2 */
+	pslld $2, %xmm12 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm5 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm5, %xmm12 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm1, %xmm3 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm12, %xmm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 128(%rsp), %xmm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movd 8(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_11 = bcast32() */
+	movdqa 64(%rsp), %xmm5 /* reload g3x3.2 */
+	movdqa %xmm5, %xmm12 /* g3x3.2 */
+	pxor 16(%rsp), %xmm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm1, %xmm12 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm10, %xmm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm12, %xmm1 /* g3t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm12 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm1, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm1, %xmm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm12, %xmm1 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	movdqa %xmm12, %xmm14 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm12, %xmm5 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm10, 32(%rsp) /* spill g3x1.3 */
+	movdqa %xmm12, %xmm10 /* g3s_2 */
+	pxor %xmm14, %xmm10 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm5, %xmm10 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm10, %xmm5 /* g3lg_2 */
+	pslld $2, %xmm5 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm10 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm10, %xmm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm1, %xmm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm5, %xmm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 48(%rsp), %xmm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
-	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm7, %xmm5 /* g0t_3 */
-	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm1, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_3_aes */
-	pand %xmm1, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm1, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm7, %xmm5 /* g0s_3 */
-	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_3 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm13, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm15, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm7, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_12 = bcast32() */
+	movdqa 160(%rsp), %xmm5 /* reload g0x0.3 */
+	movdqa %xmm5, %xmm10 /* g0x0.3 */
+	pxor 144(%rsp), %xmm10 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm1, %xmm10 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm13, %xmm10 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm10, %xmm1 /* g0t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm10 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm10 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm10, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm1, %xmm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g0s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm1, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm10, %xmm1 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm10, %xmm14 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm10, %xmm5 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm5 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm13, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm10, %xmm13 /* g0s_3 */
+	pxor %xmm14, %xmm13 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm5, %xmm13 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm13, %xmm5 /* g0lg_3 */
+	pslld $2, %xmm5 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm13 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm13, %xmm5 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm1, %xmm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm5, %xmm10 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 112(%rsp), %xmm10 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_13 = bcast32() */
+	movdqa %xmm7, %xmm5 /* g1x0.3 */
+	pxor %xmm4, %xmm5 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm1, %xmm5 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm9, %xmm5 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm5, %xmm1 /* g1t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm5 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm5 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm5, %xmm1 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm1, %xmm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g1s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm1, %xmm5 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm5, %xmm1 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	movdqa %xmm5, %xmm13 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm13 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm5, %xmm14 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm7, 112(%rsp) /* spill g1x0.3 */
+	movdqa %xmm5, %xmm7 /* g1s_3 */
+	pxor %xmm13, %xmm7 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm14, %xmm7 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm7, %xmm13 /* g1lg_3 */
+	pslld $2, %xmm13 /* g1lr2_3_l = shl(g1lg_3) */
+	psrld $30, %xmm7 /* g1lr2_3_r = shr(g1lg_3) */
+	por %xmm7, %xmm13 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm1, %xmm5 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm13, %xmm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 96(%rsp), %xmm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_14 = bcast32() */
+	movdqa %xmm8, %xmm7 /* g2x0.3 */
+	pxor %xmm6, %xmm7 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm1, %xmm7 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm3, %xmm7 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm7, %xmm1 /* g2t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm7 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm7 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm7, %xmm1 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm1, %xmm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g2s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm7 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm1, %xmm7 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm7, %xmm1 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	movdqa %xmm7, %xmm13 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	movdqa %xmm7, %xmm14 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm8, 0(%rsp) /* spill g2x0.3 */
+	movdqa %xmm7, %xmm8 /* g2s_3 */
+	pxor %xmm13, %xmm8 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm14, %xmm8 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm8, %xmm13 /* g2lg_3 */
+	pslld $2, %xmm13 /* g2lr2_3_l = shl(g2lg_3) */
+	psrld $30, %xmm8 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm8, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm1, %xmm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm13, %xmm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 80(%rsp), %xmm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_15 = bcast32() */
+	movdqa 16(%rsp), %xmm8 /* reload g3x0.3 */
+	movdqa %xmm8, %xmm13 /* g3x0.3 */
+	pxor 32(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm1, %xmm13 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
+	pxor %xmm12, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	movdqa %xmm13, %xmm1 /* g3t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm13, %xmm1 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm1, %xmm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows(%rip), %xmm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key(%rip), %xmm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm1 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask(%rip), %xmm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm1, %xmm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm13, %xmm1 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl24(%rip), %xmm1 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8(%rip), %xmm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm13, %xmm8 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_rotl16(%rip), %xmm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm12, 48(%rsp) /* spill g3x2.3 */
+	movdqa %xmm13, %xmm12 /* g3s_3 */
+	pxor %xmm14, %xmm12 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm8, %xmm12 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm12, %xmm8 /* g3lg_3 */
+	pslld $2, %xmm8 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm12 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm12, %xmm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pxor %xmm1, %xmm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	pxor %xmm8, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 64(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm13, 64(%rsp) /* spill g3x3.2 */
+	movdqa %xmm5, %xmm1 /* g1x3.3 */
+	movdqa 128(%rsp), %xmm2 /* reload g0x2.3 */
+	movdqa %xmm7, %xmm5 /* g2x3.3 */
+	movdqa 112(%rsp), %xmm7 /* reload g1x0.3 */
+	movdqa %xmm4, %xmm8 /* g1x1.3 */
+	movdqa 144(%rsp), %xmm4 /* reload g0x1.3 */
+	movdqa %xmm6, %xmm12 /* g2x1.3 */
+	movdqa %xmm9, %xmm6 /* g1x2.3 */
+	movdqa %xmm10, %xmm13 /* g0x3.3 */
+	movdqa %xmm3, %xmm10 /* g2x2.3 */
+	movdqa 160(%rsp), %xmm3 /* reload g0x0.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_asm_6_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm0, %xmm13 /* g0x3.2 */
-	punpckldq %xmm4, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm4, %xmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm13, %xmm0 /* g0x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm13 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	movdqa %xmm2, %xmm4 /* g0x2.2 */
 	punpckldq %xmm3, %xmm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	punpckhdq %xmm3, %xmm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	movdqa %xmm13, %xmm3 /* tro0 */
+	movdqa %xmm0, %xmm3 /* tro0 */
 	punpckldq %xmm4, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	punpckhdq %xmm4, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm0, %xmm4 /* tro0_1 */
+	punpckhdq %xmm4, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm13, %xmm4 /* tro0_1 */
 	punpckldq %xmm2, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm2, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	punpckhdq %xmm2, %xmm13 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
 	movdqu (%rcx), %xmm2 /* msg = load() */
 	pxor %xmm2, %xmm3 /* ct = xor(outbe, msg) */
 	movdqu %xmm3, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm13 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
-	pxor %xmm2, %xmm13 /* ct_1 = xor(outbe_1, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm0, 16(%rdx) /* store ct_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
-	pxor %xmm2, %xmm4 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
+	pxor %xmm0, %xmm4 /* ct_2 = xor(outbe_2, msg_2) */
 	movdqu %xmm4, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
-	pxor %xmm2, %xmm0 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm13 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
+	pxor %xmm0, %xmm13 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm13, 48(%rdx) /* store ct_3 */
+	movdqa %xmm1, %xmm0 /* g1x3.2 */
+	punpckldq %xmm8, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm8, %xmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm6, %xmm2 /* g1x2.2 */
+	punpckldq %xmm7, %xmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm7, %xmm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm3 /* tro0_4 */
+	punpckldq %xmm2, %xmm3 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm2, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	movdqa %xmm1, %xmm2 /* tro0_5 */
+	punpckldq %xmm6, %xmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm6, %xmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu 64(%rcx), %xmm4 /* msg_4 = load() */
+	pxor %xmm4, %xmm3 /* ct_4 = xor(outbe_4, msg_4) */
+	movdqu %xmm3, 64(%rdx) /* store ct_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu 80(%rcx), %xmm3 /* msg_5 = load() */
+	pxor %xmm3, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm2 /* ct_6 = xor(outbe_6, msg_6) */
+	movdqu %xmm2, 96(%rdx) /* store ct_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm1 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	movdqa %xmm5, %xmm0 /* g2x3.2 */
+	punpckldq %xmm12, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm12, %xmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm10, %xmm1 /* g2x2.2 */
+	punpckldq 0(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 0(%rsp), %xmm10 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	movdqa %xmm5, %xmm1 /* tro0_9 */
+	punpckldq %xmm10, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm10, %xmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
+	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
+	movdqu %xmm2, 128(%rdx) /* store ct_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
+	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	movdqu %xmm0, 144(%rdx) /* store ct_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
+	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
+	movdqu %xmm1, 160(%rdx) /* store ct_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
+	pxor %xmm0, %xmm5 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm5, 176(%rdx) /* store ct_11 */
+	movdqa 64(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 32(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 32(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 48(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 16(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 16(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	movdqa %xmm0, %xmm3 /* tro0_13 */
+	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
+	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	movdqu %xmm4, 192(%rdx) /* store ct_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
+	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
+	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
+	movdqu %xmm3, 224(%rdx) /* store ct_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_6_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_xor_asm, .-sm4_wordslice_ssse3_aesni_batch_xor_asm
 
@@ -1146,13 +3184,17 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   frame: 192 bytes (11 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_batch_ctr_asm
 	.hidden sm4_wordslice_ssse3_aesni_batch_ctr_asm
 	.type sm4_wordslice_ssse3_aesni_batch_ctr_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_ctr_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
@@ -1165,7 +3207,7 @@ sm4_wordslice_ssse3_aesni_batch_ctr_asm:
 	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
 	pand .Lsm4_wordslice_ssse3_aesni_asm_7_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
-	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	movdqa %xmm2, %xmm4 /* ctr_j0 */
 	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k(%rip), %xmm4 /* ctr_j = add(ctr_j0, block_k) */
 	movdqa %xmm1, %xmm5 /* ctr_last */
@@ -1212,254 +3254,1107 @@ sm4_wordslice_ssse3_aesni_batch_ctr_asm:
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	por %xmm8, %xmm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm7 /* rowle_2 = lookup16(row_2, bswap32) */
-	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_3(%rip), %xmm2 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	paddw %xmm2, %xmm1 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm1, %xmm2 /* ctr_sum_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm2 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	pshufb %xmm2, %xmm6 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pand %xmm6, %xmm3 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm6 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm6, %xmm3 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm1 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	por %xmm1, %xmm3 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm3 /* rowle_3 = lookup16(row_3, bswap32) */
-	movdqa %xmm4, %xmm0 /* rowle */
-	punpckldq %xmm7, %xmm0 /* tr0 = unpacklo(rowle, rowle_2) */
+	movdqa %xmm2, %xmm8 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_3(%rip), %xmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm8, %xmm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm6, %xmm10 /* carry_mask_table */
+	pshufb %xmm8, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	movdqa %xmm3, %xmm8 /* ctr_w_open */
+	pand %xmm10, %xmm8 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm10, %xmm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm9, %xmm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm8 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm4, %xmm9 /* rowle */
+	punpckldq %xmm7, %xmm9 /* tr0 = unpacklo(rowle, rowle_2) */
 	punpckhdq %xmm7, %xmm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	movdqa %xmm5, %xmm1 /* rowle_1 */
-	punpckldq %xmm3, %xmm1 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	punpckhdq %xmm3, %xmm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	movdqa %xmm0, %xmm2 /* tr0 */
-	punpckldq %xmm1, %xmm2 /* tr1 = unpacklo(tr0, tr0_2) */
-	punpckhdq %xmm1, %xmm0 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	movdqa %xmm4, %xmm1 /* tr0_1 */
-	punpckldq %xmm5, %xmm1 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	movdqa %xmm5, %xmm7 /* rowle_1 */
+	punpckldq %xmm8, %xmm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm8, %xmm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm9, %xmm8 /* tr0 */
+	punpckldq %xmm7, %xmm8 /* tr1 = unpacklo(tr0, tr0_2) */
+	punpckhdq %xmm7, %xmm9 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	movdqa %xmm4, %xmm7 /* tr0_1 */
+	punpckldq %xmm5, %xmm7 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm5, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm9 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm2, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_4(%rip), %xmm5 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm5, %xmm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm10, %xmm5 /* ctr_sum_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm6, %xmm11 /* carry_mask_table */
+	pshufb %xmm5, %xmm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm3, %xmm5 /* ctr_w_open */
+	pand %xmm11, %xmm5 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm11, %xmm5 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	por %xmm10, %xmm5 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm5 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqa %xmm2, %xmm10 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_5(%rip), %xmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm11 /* ctr_last */
+	paddw %xmm10, %xmm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	movdqa %xmm11, %xmm10 /* ctr_sum_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm6, %xmm12 /* carry_mask_table */
+	pshufb %xmm10, %xmm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	movdqa %xmm3, %xmm10 /* ctr_w_open */
+	pand %xmm12, %xmm10 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm12, %xmm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	por %xmm11, %xmm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm10 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqa %xmm2, %xmm11 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_6(%rip), %xmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	movdqa %xmm1, %xmm12 /* ctr_last */
+	paddw %xmm11, %xmm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	movdqa %xmm12, %xmm11 /* ctr_sum_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm6, %xmm13 /* carry_mask_table */
+	pshufb %xmm11, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm3, %xmm11 /* ctr_w_open */
+	pand %xmm13, %xmm11 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm13, %xmm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	por %xmm12, %xmm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm11 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqa %xmm2, %xmm12 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_7(%rip), %xmm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm13 /* ctr_last */
+	paddw %xmm12, %xmm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	movdqa %xmm13, %xmm12 /* ctr_sum_7 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	movdqa %xmm6, %xmm14 /* carry_mask_table */
+	pshufb %xmm12, %xmm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	movdqa %xmm3, %xmm12 /* ctr_w_open */
+	pand %xmm14, %xmm12 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm14, %xmm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	por %xmm13, %xmm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm12 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm5, %xmm13 /* rowle_4 */
+	punpckldq %xmm11, %xmm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm11, %xmm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm10, %xmm11 /* rowle_5 */
+	punpckldq %xmm12, %xmm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm12, %xmm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm13, %xmm12 /* tr0_4 */
+	punpckldq %xmm11, %xmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm11, %xmm13 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm5, %xmm11 /* tr0_5 */
+	punpckldq %xmm10, %xmm11 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm10, %xmm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqa %xmm2, %xmm10 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_8(%rip), %xmm10 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	movdqa %xmm1, %xmm14 /* ctr_last */
+	paddw %xmm10, %xmm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	movdqa %xmm14, %xmm10 /* ctr_sum_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm6, %xmm15 /* carry_mask_table */
+	pshufb %xmm10, %xmm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm3, %xmm10 /* ctr_w_open */
+	pand %xmm15, %xmm10 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	pandn %xmm0, %xmm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	por %xmm15, %xmm10 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm14 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	por %xmm14, %xmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm10 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqa %xmm2, %xmm14 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_9(%rip), %xmm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm14, %xmm15 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	movdqa %xmm15, %xmm14 /* ctr_sum_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm4, 0(%rsp) /* spill g0x3.1 */
+	movdqa %xmm6, %xmm4 /* carry_mask_table */
+	pshufb %xmm14, %xmm4 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	movdqa %xmm3, %xmm14 /* ctr_w_open */
+	pand %xmm4, %xmm14 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm4 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm4, %xmm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	por %xmm15, %xmm14 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm14 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqa %xmm2, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_10(%rip), %xmm4 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm4, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	movdqa %xmm15, %xmm4 /* ctr_sum_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm5, 16(%rsp) /* spill g1x3.1 */
+	movdqa %xmm6, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm3, %xmm4 /* ctr_w_open */
+	pand %xmm5, %xmm4 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	pandn %xmm0, %xmm5 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	por %xmm5, %xmm4 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	por %xmm15, %xmm4 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm4 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqa %xmm2, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_11(%rip), %xmm5 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm5, %xmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	movdqa %xmm15, %xmm5 /* ctr_sum_11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm7, 32(%rsp) /* spill g0x2.1 */
+	movdqa %xmm6, %xmm7 /* carry_mask_table */
+	pshufb %xmm5, %xmm7 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	movdqa %xmm3, %xmm5 /* ctr_w_open */
+	pand %xmm7, %xmm5 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm7 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm7, %xmm5 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	por %xmm15, %xmm5 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm5 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm10, %xmm7 /* rowle_8 */
+	punpckldq %xmm4, %xmm7 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm4, %xmm10 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm14, %xmm4 /* rowle_9 */
+	punpckldq %xmm5, %xmm4 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm5, %xmm14 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm7, %xmm5 /* tr0_8 */
+	punpckldq %xmm4, %xmm5 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm4, %xmm7 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm10, %xmm4 /* tr0_9 */
+	punpckldq %xmm14, %xmm4 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm14, %xmm10 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqa %xmm2, %xmm14 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_12(%rip), %xmm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm14, %xmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	movdqa %xmm15, %xmm14 /* ctr_sum_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm4, 48(%rsp) /* spill g2x2.1 */
+	movdqa %xmm6, %xmm4 /* carry_mask_table */
+	pshufb %xmm14, %xmm4 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm3, %xmm14 /* ctr_w_open */
+	pand %xmm4, %xmm14 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	pandn %xmm0, %xmm4 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	por %xmm4, %xmm14 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	por %xmm15, %xmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm14 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqa %xmm2, %xmm4 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_13(%rip), %xmm4 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm4, %xmm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	movdqa %xmm15, %xmm4 /* ctr_sum_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm5, 64(%rsp) /* spill g2x0.1 */
+	movdqa %xmm6, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	movdqa %xmm3, %xmm4 /* ctr_w_open */
+	pand %xmm5, %xmm4 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm5 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm5, %xmm4 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	por %xmm15, %xmm4 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm4 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqa %xmm2, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_14(%rip), %xmm5 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm5, %xmm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	movdqa %xmm15, %xmm5 /* ctr_sum_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm7, 80(%rsp) /* spill g2x1.1 */
+	movdqa %xmm6, %xmm7 /* carry_mask_table */
+	pshufb %xmm5, %xmm7 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	movdqa %xmm3, %xmm5 /* ctr_w_open */
+	pand %xmm7, %xmm5 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	pandn %xmm0, %xmm7 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	por %xmm7, %xmm5 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	por %xmm15, %xmm5 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm5 /* rowle_14 = lookup16(row_14, bswap32) */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_15(%rip), %xmm2 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	paddw %xmm2, %xmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	movdqa %xmm1, %xmm2 /* ctr_sum_15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm2 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	pshufb %xmm2, %xmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pand %xmm6, %xmm3 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm6 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm6, %xmm3 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	por %xmm1, %xmm3 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm3 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm14, %xmm0 /* rowle_12 */
+	punpckldq %xmm5, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm5, %xmm14 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm4, %xmm1 /* rowle_13 */
+	punpckldq %xmm3, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm3, %xmm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm2 /* tr0_12 */
+	punpckldq %xmm1, %xmm2 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm1, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm14, %xmm1 /* tr0_13 */
+	punpckldq %xmm4, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm4, %xmm14 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 64(%rsp), %xmm3 /* reload g2x0.2 */
+	movdqa 80(%rsp), %xmm4 /* reload g2x1.2 */
+	movdqa 32(%rsp), %xmm5 /* reload g0x2.2 */
+	movdqa 48(%rsp), %xmm6 /* reload g2x2.2 */
+	movdqa 0(%rsp), %xmm7 /* reload g0x3.2 */
+	movdqa 16(%rsp), %xmm15 /* reload g1x3.2 */
+	movdqa %xmm3, 16(%rsp) /* spill g2x0.2 */
+	movdqa %xmm2, 0(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 48(%rsp) /* spill g3x1.2 */
+	movdqa %xmm1, 32(%rsp) /* spill g3x2.2 */
+	movdqa %xmm14, 80(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_7_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	movd (%rdi,%r8), %xmm13
-	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
-	movdqa %xmm0, %xmm14 /* g0x1.2 */
-	pxor %xmm1, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm4, %xmm14 /* g0t = xor(g0k, g0x3) */
-	movdqa %xmm14, %xmm13 /* g0t */
-	pand %xmm3, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
-	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
-	pand %xmm3, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm13, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* g0s_aes */
-	pand %xmm3, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
-	pand %xmm3, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movd (%rdi,%r8), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
+	movdqa %xmm9, %xmm1 /* g0x1.2 */
+	pxor %xmm5, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm1 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm7, %xmm1 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm1, %xmm0 /* g0t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm1 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	movdqa %xmm2, %xmm3 /* tbl_lo */
+	pshufb %xmm0, %xmm3 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm14 /* tbl_hi */
+	pshufb %xmm1, %xmm14 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm14, %xmm3 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm1 /* g0s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm9, 64(%rsp) /* spill g0x1.2 */
+	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
+	movdqa %xmm5, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm1, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm5, %xmm9 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm9, %xmm3 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm9, %xmm5 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm5 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm7, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm9, %xmm7 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm7 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm9, %xmm1 /* g0s */
+	pxor %xmm5, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm7, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm1, %xmm5 /* g0lg */
+	pslld $2, %xmm5 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm1 /* g0lr2_r = shr(g0lg) */
+	por %xmm1, %xmm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm3, %xmm9 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm5, %xmm9 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm9, %xmm8 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
+	movdqa %xmm13, %xmm3 /* g1x1.2 */
+	pxor %xmm11, %xmm3 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm1, %xmm3 /* g1k = xor(g1k_acc, rkw_1) */
+	pxor %xmm15, %xmm3 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm3, %xmm1 /* g1t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm3 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm5 /* tbl_lo */
+	pshufb %xmm1, %xmm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm1, %xmm5 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm5, %xmm1 /* g1s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
+	movdqa %xmm1, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm7 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm7, %xmm3 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm3, %xmm5 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm3, %xmm7 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm7 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm3, %xmm9 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm9 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm13, 128(%rsp) /* spill g1x1.2 */
+	movdqa %xmm3, %xmm13 /* g1s */
+	pxor %xmm7, %xmm13 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm9, %xmm13 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm13, %xmm7 /* g1lg */
+	pslld $2, %xmm7 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm13 /* g1lr2_r = shr(g1lg) */
+	por %xmm13, %xmm7 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm5, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm7, %xmm3 /* g1l = xor(g1l_acc, g1lr2) */
+	pxor %xmm3, %xmm12 /* g1x = xor(g1x0, g1l) */
+	movd (%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_2 = bcast32() */
+	movdqa %xmm4, %xmm5 /* g2x1.2 */
+	pxor %xmm6, %xmm5 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm3, %xmm5 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm10, %xmm5 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm5, %xmm3 /* g2t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm5 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm3, %xmm7 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm5, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm3, %xmm7 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm3 /* g2s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm7 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm5, %xmm13 /* g0s */
-	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm5, %xmm15 /* g0s */
-	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm5, %xmm9 /* g0s */
-	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm5, %xmm7 /* g0s */
-	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm7, %xmm9 /* g0lg */
-	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
-	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
-	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm5, %xmm2 /* g0x = xor(g0x0, g0l) */
+	pshufb %xmm3, %xmm5 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm7, %xmm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm3, %xmm5 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm5, %xmm3 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g2lr24 = lookup16(g2s, rotl24) */
+	movdqa %xmm5, %xmm7 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm7 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm5, %xmm9 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm9 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm5, %xmm13 /* g2s */
+	pxor %xmm7, %xmm13 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm9, %xmm13 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm13, %xmm7 /* g2lg */
+	pslld $2, %xmm7 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm13 /* g2lr2_r = shr(g2lg) */
+	por %xmm13, %xmm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm3, %xmm5 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm7, %xmm5 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 16(%rsp), %xmm5 /* g2x = xor(g2l, g2x0.2) */
+	movd (%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_3 = bcast32() */
+	movdqa 48(%rsp), %xmm7 /* reload g3x1.2 */
+	movdqa %xmm7, %xmm9 /* g3x1.2 */
+	pxor 32(%rsp), %xmm9 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm3, %xmm9 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 80(%rsp), %xmm9 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm9, %xmm3 /* g3t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm9 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm3, %xmm13 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g3s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm3, %xmm9 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm9, %xmm3 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g3lr24 = lookup16(g3s, rotl24) */
+	movdqa %xmm9, %xmm13 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm9, %xmm7 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm7 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm4, 144(%rsp) /* spill g2x1.2 */
+	movdqa %xmm9, %xmm4 /* g3s */
+	pxor %xmm13, %xmm4 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm7, %xmm4 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm4, %xmm7 /* g3lg */
+	pslld $2, %xmm7 /* g3lr2_l = shl(g3lg) */
+	psrld $30, %xmm4 /* g3lr2_r = shr(g3lg) */
+	por %xmm4, %xmm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm3, %xmm9 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm7, %xmm9 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 0(%rsp), %xmm9 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
-	movdqa %xmm1, %xmm7 /* g0x2.2 */
-	pxor %xmm4, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	pxor %xmm2, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm7, %xmm5 /* g0t_1 */
-	pand %xmm3, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_4 = bcast32() */
+	movdqa 96(%rsp), %xmm4 /* reload g0x2.2 */
+	movdqa %xmm4, %xmm7 /* g0x2.2 */
+	pxor 112(%rsp), %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm3, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm8, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm7, %xmm3 /* g0t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm3, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_1_aes */
-	pand %xmm3, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm3, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm7, %xmm3 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm3, %xmm13 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g0s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm7, %xmm5 /* g0s_1 */
-	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	pshufb %xmm3, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm3, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm7, %xmm3 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	movdqa %xmm7, %xmm13 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_1 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm13, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm15, %xmm9 /* g0lg_1 */
-	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor %xmm7, %xmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm13 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm7, %xmm4 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm4 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm8, 160(%rsp) /* spill g0x0.3 */
+	movdqa %xmm7, %xmm8 /* g0s_1 */
+	pxor %xmm13, %xmm8 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm4, %xmm8 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm8, %xmm4 /* g0lg_1 */
+	pslld $2, %xmm4 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm8 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm8, %xmm4 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm3, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm4, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 64(%rsp), %xmm7 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
+	movdqa %xmm11, %xmm4 /* g1x2.2 */
+	pxor %xmm15, %xmm4 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm4 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm12, %xmm4 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm4, %xmm3 /* g1t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* tbl_lo */
+	pshufb %xmm3, %xmm8 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm4, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm3, %xmm8 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm8 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm8 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm3 /* g1s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm3, %xmm4 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm4, %xmm3 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	movdqa %xmm4, %xmm8 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	movdqa %xmm4, %xmm13 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm11, 64(%rsp) /* spill g1x2.2 */
+	movdqa %xmm4, %xmm11 /* g1s_1 */
+	pxor %xmm8, %xmm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	pxor %xmm13, %xmm11 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	movdqa %xmm11, %xmm8 /* g1lg_1 */
+	pslld $2, %xmm8 /* g1lr2_1_l = shl(g1lg_1) */
+	psrld $30, %xmm11 /* g1lr2_1_r = shr(g1lg_1) */
+	por %xmm11, %xmm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	pxor %xmm3, %xmm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm8, %xmm4 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 128(%rsp), %xmm4 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
+	movdqa %xmm6, %xmm8 /* g2x2.2 */
+	pxor %xmm10, %xmm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm3, %xmm8 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
+	pxor %xmm5, %xmm8 /* g2t_1 = xor(g2k_1, g2x0) */
+	movdqa %xmm8, %xmm3 /* g2t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm8 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm3, %xmm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm8, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm3, %xmm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm3 /* g2s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm3, %xmm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm8, %xmm3 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm8, %xmm11 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	movdqa %xmm8, %xmm13 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm6, 128(%rsp) /* spill g2x2.2 */
+	movdqa %xmm8, %xmm6 /* g2s_1 */
+	pxor %xmm11, %xmm6 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm13, %xmm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm6, %xmm11 /* g2lg_1 */
+	pslld $2, %xmm11 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm6 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm6, %xmm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pxor %xmm3, %xmm8 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	pxor %xmm11, %xmm8 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor 144(%rsp), %xmm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
+	movdqa 32(%rsp), %xmm6 /* reload g3x2.2 */
+	movdqa %xmm6, %xmm11 /* g3x2.2 */
+	pxor 80(%rsp), %xmm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm11 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm9, %xmm11 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm11, %xmm3 /* g3t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm11 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm11, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm13 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm11, %xmm3 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	movdqa %xmm11, %xmm13 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm11, %xmm6 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm6 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm9, 0(%rsp) /* spill g3x0.3 */
+	movdqa %xmm11, %xmm9 /* g3s_1 */
+	pxor %xmm13, %xmm9 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm6, %xmm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm9, %xmm6 /* g3lg_1 */
+	pslld $2, %xmm6 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm9 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm9, %xmm6 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm6, %xmm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 48(%rsp), %xmm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
-	movdqa %xmm4, %xmm7 /* g0x3.2 */
-	pxor %xmm2, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	pxor %xmm0, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm7, %xmm5 /* g0t_2 */
-	pand %xmm3, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm3, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_2_aes */
-	pand %xmm3, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm3, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
+	movdqa 112(%rsp), %xmm6 /* reload g0x3.2 */
+	movdqa %xmm6, %xmm9 /* g0x3.2 */
+	pxor 160(%rsp), %xmm9 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm9 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm7, %xmm9 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm9, %xmm3 /* g0t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm9 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm13 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g0s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm9, %xmm3 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm9, %xmm13 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm9, %xmm6 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm7, 144(%rsp) /* spill g0x1.3 */
+	movdqa %xmm9, %xmm7 /* g0s_2 */
+	pxor %xmm13, %xmm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm6, %xmm7 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm7, %xmm6 /* g0lg_2 */
+	pslld $2, %xmm6 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm7 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm7, %xmm6 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm6, %xmm9 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 96(%rsp), %xmm9 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
+	movdqa %xmm15, %xmm6 /* g1x3.2 */
+	pxor %xmm12, %xmm6 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm6 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm4, %xmm6 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm6, %xmm3 /* g1t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm6 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm3, %xmm7 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm7 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm3 /* g1s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm7, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm6 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm6, %xmm3 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	movdqa %xmm6, %xmm7 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm7 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm6, %xmm13 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm15, 96(%rsp) /* spill g1x3.2 */
+	movdqa %xmm6, %xmm15 /* g1s_2 */
+	pxor %xmm7, %xmm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm13, %xmm15 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm15, %xmm7 /* g1lg_2 */
+	pslld $2, %xmm7 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm15 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm15, %xmm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm7, %xmm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 64(%rsp), %xmm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_10 = bcast32() */
+	movdqa %xmm10, %xmm7 /* g2x3.2 */
+	pxor %xmm5, %xmm7 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm3, %xmm7 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm8, %xmm7 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm7, %xmm3 /* g2t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm7 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm7, %xmm3 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm3, %xmm13 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g2s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm7, %xmm5 /* g0s_2 */
-	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_2 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm13, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm9 /* g0lg_2 */
-	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor %xmm7, %xmm1 /* g0x_2 = xor(g0x2, g0l_2) */
+	pshufb %xmm3, %xmm7 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm3, %xmm7 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm7, %xmm3 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm7, %xmm13 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm13 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm7, %xmm15 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm15 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm10, 64(%rsp) /* spill g2x3.2 */
+	movdqa %xmm7, %xmm10 /* g2s_2 */
+	pxor %xmm13, %xmm10 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm15, %xmm10 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm10, %xmm13 /* g2lg_2 */
+	pslld $2, %xmm13 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm10 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm10, %xmm13 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm3, %xmm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm13, %xmm7 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 128(%rsp), %xmm7 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_11 = bcast32() */
+	movdqa 80(%rsp), %xmm10 /* reload g3x3.2 */
+	movdqa %xmm10, %xmm13 /* g3x3.2 */
+	pxor 0(%rsp), %xmm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm3, %xmm13 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm11, %xmm13 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm13, %xmm3 /* g3t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm13, %xmm3 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm3, %xmm15 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g3s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm3, %xmm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm13, %xmm3 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	movdqa %xmm13, %xmm15 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm15 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm13, %xmm10 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm10 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm11, 48(%rsp) /* spill g3x1.3 */
+	movdqa %xmm13, %xmm11 /* g3s_2 */
+	pxor %xmm15, %xmm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm10, %xmm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm11, %xmm10 /* g3lg_2 */
+	pslld $2, %xmm10 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm11 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm11, %xmm10 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm3, %xmm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm10, %xmm13 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 32(%rsp), %xmm13 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
-	movdqa %xmm2, %xmm7 /* g0x0.3 */
-	pxor %xmm0, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	pxor %xmm1, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm7, %xmm5 /* g0t_3 */
-	pand %xmm3, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm3, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_3_aes */
-	pand %xmm3, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm3, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm7, %xmm5 /* g0s_3 */
-	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_3 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm13, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm15, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm7, %xmm4 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	movd 12(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_12 = bcast32() */
+	movdqa 160(%rsp), %xmm10 /* reload g0x0.3 */
+	movdqa %xmm10, %xmm11 /* g0x0.3 */
+	pxor 144(%rsp), %xmm11 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm3, %xmm11 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm9, %xmm11 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm11, %xmm3 /* g0t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm11 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm11, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm3, %xmm15 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g0s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm3, %xmm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm11, %xmm3 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm11, %xmm15 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm11, %xmm10 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm9, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm11, %xmm9 /* g0s_3 */
+	pxor %xmm15, %xmm9 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm10, %xmm9 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm9, %xmm10 /* g0lg_3 */
+	pslld $2, %xmm10 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm9 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm9, %xmm10 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm3, %xmm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm10, %xmm11 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 112(%rsp), %xmm11 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movd 12(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_13 = bcast32() */
+	movdqa %xmm12, %xmm9 /* g1x0.3 */
+	pxor %xmm4, %xmm9 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm3, %xmm9 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm6, %xmm9 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm9, %xmm3 /* g1t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm9 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm10 /* tbl_lo */
+	pshufb %xmm3, %xmm10 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm3, %xmm10 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm3 /* g1s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm3 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm3, %xmm9 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm9, %xmm3 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	movdqa %xmm9, %xmm10 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm10 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm9, %xmm15 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm15 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm12, 112(%rsp) /* spill g1x0.3 */
+	movdqa %xmm9, %xmm12 /* g1s_3 */
+	pxor %xmm10, %xmm12 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm15, %xmm12 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm12, %xmm10 /* g1lg_3 */
+	pslld $2, %xmm10 /* g1lr2_3_l = shl(g1lg_3) */
+	psrld $30, %xmm12 /* g1lr2_3_r = shr(g1lg_3) */
+	por %xmm12, %xmm10 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm3, %xmm9 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm10, %xmm9 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 96(%rsp), %xmm9 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	movd 12(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_14 = bcast32() */
+	movdqa %xmm5, %xmm10 /* g2x0.3 */
+	pxor %xmm8, %xmm10 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm3, %xmm10 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm7, %xmm10 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm10, %xmm3 /* g2t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm10 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm3, %xmm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g2s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm3, %xmm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm10, %xmm3 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	movdqa %xmm10, %xmm12 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm12 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	movdqa %xmm10, %xmm15 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm15 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm5, 16(%rsp) /* spill g2x0.3 */
+	movdqa %xmm10, %xmm5 /* g2s_3 */
+	pxor %xmm12, %xmm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm15, %xmm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm5, %xmm12 /* g2lg_3 */
+	pslld $2, %xmm12 /* g2lr2_3_l = shl(g2lg_3) */
+	psrld $30, %xmm5 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm5, %xmm12 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm3, %xmm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm12, %xmm10 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 64(%rsp), %xmm10 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	movd 12(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_15 = bcast32() */
+	movdqa 0(%rsp), %xmm5 /* reload g3x0.3 */
+	movdqa %xmm5, %xmm12 /* g3x0.3 */
+	pxor 48(%rsp), %xmm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm3, %xmm12 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
+	pxor %xmm13, %xmm12 /* g3t_3 = xor(g3k_3, g3x2) */
+	movdqa %xmm12, %xmm3 /* g3t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	psrlw $4, %xmm12 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm12, %xmm3 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm3, %xmm15 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g3s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm3, %xmm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm12, %xmm3 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl24(%rip), %xmm3 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm12, %xmm15 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8(%rip), %xmm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm12, %xmm5 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_rotl16(%rip), %xmm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm13, 32(%rsp) /* spill g3x2.3 */
+	movdqa %xmm12, %xmm13 /* g3s_3 */
+	pxor %xmm15, %xmm13 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm5, %xmm13 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm13, %xmm5 /* g3lg_3 */
+	pslld $2, %xmm5 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm13 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm13, %xmm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pxor %xmm3, %xmm12 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	pxor %xmm5, %xmm12 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 80(%rsp), %xmm12 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm12, 80(%rsp) /* spill g3x3.2 */
+	movdqa 128(%rsp), %xmm5 /* reload g0x2.3 */
+	movdqa 112(%rsp), %xmm12 /* reload g1x0.3 */
+	movdqa %xmm4, %xmm13 /* g1x1.3 */
+	movdqa %xmm8, %xmm4 /* g2x1.3 */
+	movdqa 160(%rsp), %xmm8 /* reload g0x0.3 */
+	movdqa %xmm9, %xmm15 /* g1x3.3 */
+	movdqa 144(%rsp), %xmm9 /* reload g0x1.3 */
+	movdqa %xmm6, %xmm0 /* g1x2.3 */
+	movdqa %xmm7, %xmm6 /* g2x2.3 */
+	movdqa %xmm11, %xmm7 /* g0x3.3 */
+	movdqa %xmm0, %xmm11 /* g1x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm4, %xmm13 /* g0x3.2 */
-	punpckldq %xmm0, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm0, %xmm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	movdqa %xmm1, %xmm0 /* g0x2.2 */
-	punpckldq %xmm2, %xmm0 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	punpckhdq %xmm2, %xmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	movdqa %xmm13, %xmm2 /* tro0 */
-	punpckldq %xmm0, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
-	punpckhdq %xmm0, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm4, %xmm0 /* tro0_1 */
-	punpckldq %xmm1, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm1, %xmm4 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	movdqa %xmm7, %xmm0 /* g0x3.2 */
+	punpckldq %xmm9, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm9, %xmm7 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm5, %xmm1 /* g0x2.2 */
+	punpckldq %xmm8, %xmm1 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	punpckhdq %xmm8, %xmm5 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	movdqa %xmm0, %xmm2 /* tro0 */
+	punpckldq %xmm1, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
+	punpckhdq %xmm1, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm7, %xmm1 /* tro0_1 */
+	punpckldq %xmm5, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm5, %xmm7 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm2 /* outbe = lookup16(tro1, bswap32) */
-	movdqu (%rcx), %xmm1 /* msg = load() */
-	pxor %xmm1, %xmm2 /* ct = xor(outbe, msg) */
+	movdqu (%rcx), %xmm3 /* msg = load() */
+	pxor %xmm3, %xmm2 /* ct = xor(outbe, msg) */
 	movdqu %xmm2, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm13 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	movdqu 16(%rcx), %xmm1 /* msg_1 = load() */
-	pxor %xmm1, %xmm13 /* ct_1 = xor(outbe_1, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	movdqu 32(%rcx), %xmm1 /* msg_2 = load() */
-	pxor %xmm1, %xmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	movdqu %xmm0, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm4 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
+	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm0, 16(%rdx) /* store ct_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
+	pxor %xmm0, %xmm1 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu %xmm1, 32(%rdx) /* store ct_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm7 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
-	pxor %xmm0, %xmm4 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm4, 48(%rdx) /* store ct_3 */
+	pxor %xmm0, %xmm7 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm7, 48(%rdx) /* store ct_3 */
+	movdqa %xmm15, %xmm0 /* g1x3.2 */
+	punpckldq %xmm13, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm13, %xmm15 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm11, %xmm1 /* g1x2.2 */
+	punpckldq %xmm12, %xmm1 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm12, %xmm11 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm2 /* tro0_4 */
+	punpckldq %xmm1, %xmm2 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm1, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	movdqa %xmm15, %xmm1 /* tro0_5 */
+	punpckldq %xmm11, %xmm1 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm11, %xmm15 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
+	pxor %xmm3, %xmm2 /* ct_4 = xor(outbe_4, msg_4) */
+	movdqu %xmm2, 64(%rdx) /* store ct_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
+	pxor %xmm2, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm1 /* ct_6 = xor(outbe_6, msg_6) */
+	movdqu %xmm1, 96(%rdx) /* store ct_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm15 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm15 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm15, 112(%rdx) /* store ct_7 */
+	movdqa %xmm10, %xmm0 /* g2x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm4, %xmm10 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm6, %xmm1 /* g2x2.2 */
+	punpckldq 16(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 16(%rsp), %xmm6 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	movdqa %xmm10, %xmm1 /* tro0_9 */
+	punpckldq %xmm6, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm6, %xmm10 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
+	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
+	movdqu %xmm2, 128(%rdx) /* store ct_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
+	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	movdqu %xmm0, 144(%rdx) /* store ct_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
+	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
+	movdqu %xmm1, 160(%rdx) /* store ct_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm10 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
+	pxor %xmm0, %xmm10 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm10, 176(%rdx) /* store ct_11 */
+	movdqa 80(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 48(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 48(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 32(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 0(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 0(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	movdqa %xmm0, %xmm3 /* tro0_13 */
+	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
+	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	movdqu %xmm4, 192(%rdx) /* store ct_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
+	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
+	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
+	movdqu %xmm3, 224(%rdx) /* store ct_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_7_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_ctr_asm, .-sm4_wordslice_ssse3_aesni_batch_ctr_asm
 
@@ -1470,15 +4365,19 @@ sm4_wordslice_ssse3_aesni_batch_ctr_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   frame: 192 bytes (11 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_batch_xts_asm
 	.hidden sm4_wordslice_ssse3_aesni_batch_xts_asm
 	.type sm4_wordslice_ssse3_aesni_batch_xts_asm, @function
 	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_xts_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 
-	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* raw = load() */
 	movdqu (%rcx), %xmm1 /* tweak = load() */
 	pxor %xmm1, %xmm0 /* row = xor(raw, tweak) */
@@ -1507,231 +4406,942 @@ sm4_wordslice_ssse3_aesni_batch_xts_asm:
 	movdqa %xmm0, %xmm2 /* tr0_1 */
 	punpckldq %xmm1, %xmm2 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm1, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqu 64(%rsi), %xmm1 /* raw_4 = load() */
+	movdqu 64(%rcx), %xmm5 /* tweak_4 = load() */
+	pxor %xmm5, %xmm1 /* row_4 = xor(raw_4, tweak_4) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqu 80(%rsi), %xmm5 /* raw_5 = load() */
+	movdqu 80(%rcx), %xmm6 /* tweak_5 = load() */
+	pxor %xmm6, %xmm5 /* row_5 = xor(raw_5, tweak_5) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqu 96(%rsi), %xmm6 /* raw_6 = load() */
+	movdqu 96(%rcx), %xmm7 /* tweak_6 = load() */
+	pxor %xmm7, %xmm6 /* row_6 = xor(raw_6, tweak_6) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqu 112(%rsi), %xmm7 /* raw_7 = load() */
+	movdqu 112(%rcx), %xmm8 /* tweak_7 = load() */
+	pxor %xmm8, %xmm7 /* row_7 = xor(raw_7, tweak_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm1, %xmm8 /* rowle_4 */
+	punpckldq %xmm6, %xmm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm6, %xmm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm5, %xmm6 /* rowle_5 */
+	punpckldq %xmm7, %xmm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm7, %xmm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm8, %xmm7 /* tr0_4 */
+	punpckldq %xmm6, %xmm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm6, %xmm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm1, %xmm6 /* tr0_5 */
+	punpckldq %xmm5, %xmm6 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm5, %xmm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqu 128(%rsi), %xmm5 /* raw_8 = load() */
+	movdqu 128(%rcx), %xmm9 /* tweak_8 = load() */
+	pxor %xmm9, %xmm5 /* row_8 = xor(raw_8, tweak_8) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqu 144(%rsi), %xmm9 /* raw_9 = load() */
+	movdqu 144(%rcx), %xmm10 /* tweak_9 = load() */
+	pxor %xmm10, %xmm9 /* row_9 = xor(raw_9, tweak_9) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqu 160(%rsi), %xmm10 /* raw_10 = load() */
+	movdqu 160(%rcx), %xmm11 /* tweak_10 = load() */
+	pxor %xmm11, %xmm10 /* row_10 = xor(raw_10, tweak_10) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqu 176(%rsi), %xmm11 /* raw_11 = load() */
+	movdqu 176(%rcx), %xmm12 /* tweak_11 = load() */
+	pxor %xmm12, %xmm11 /* row_11 = xor(raw_11, tweak_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm5, %xmm12 /* rowle_8 */
+	punpckldq %xmm10, %xmm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm10, %xmm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm9, %xmm10 /* rowle_9 */
+	punpckldq %xmm11, %xmm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm11, %xmm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm12, %xmm11 /* tr0_8 */
+	punpckldq %xmm10, %xmm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm10, %xmm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm5, %xmm10 /* tr0_9 */
+	punpckldq %xmm9, %xmm10 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm9, %xmm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqu 192(%rsi), %xmm9 /* raw_12 = load() */
+	movdqu 192(%rcx), %xmm13 /* tweak_12 = load() */
+	pxor %xmm13, %xmm9 /* row_12 = xor(raw_12, tweak_12) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqu 208(%rsi), %xmm13 /* raw_13 = load() */
+	movdqu 208(%rcx), %xmm14 /* tweak_13 = load() */
+	pxor %xmm14, %xmm13 /* row_13 = xor(raw_13, tweak_13) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqu 224(%rsi), %xmm14 /* raw_14 = load() */
+	movdqu 224(%rcx), %xmm15 /* tweak_14 = load() */
+	pxor %xmm15, %xmm14 /* row_14 = xor(raw_14, tweak_14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	movdqu 240(%rsi), %xmm15 /* raw_15 = load() */
+	movdqa %xmm0, 0(%rsp) /* spill g0x3.1 */
+	movdqu 240(%rcx), %xmm0 /* tweak_15 = load() */
+	pxor %xmm0, %xmm15 /* row_15 = xor(raw_15, tweak_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm15 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm9, %xmm0 /* rowle_12 */
+	punpckldq %xmm14, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm14, %xmm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm13, %xmm14 /* rowle_13 */
+	punpckldq %xmm15, %xmm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm15, %xmm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm15 /* tr0_12 */
+	punpckldq %xmm14, %xmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm14, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm9, %xmm14 /* tr0_13 */
+	punpckldq %xmm13, %xmm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm13, %xmm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x3.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x0.2 */
+	movdqa %xmm15, 16(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 32(%rsp) /* spill g3x1.2 */
+	movdqa %xmm14, 48(%rsp) /* spill g3x2.2 */
+	movdqa %xmm9, 64(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_8_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	movd (%rdi,%r8), %xmm13
-	pshufd $0, %xmm13, %xmm13 /* rkw = bcast32() */
-	movdqa %xmm4, %xmm14 /* g0x1.2 */
-	pxor %xmm2, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
-	pxor %xmm13, %xmm14 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm0, %xmm14 /* g0t = xor(g0k, g0x3) */
-	movdqa %xmm14, %xmm13 /* g0t */
-	pand %xmm1, %xmm13 /* g0t_lo = and(g0t, nibble_mask) */
-	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
-	pand %xmm1, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm13, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm14, %xmm13 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm13, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm6, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm5, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* g0s_aes */
-	pand %xmm1, %xmm13 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
-	pand %xmm1, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm13 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm13, %xmm5 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm5, %xmm13 /* g0s */
-	pshufb %xmm8, %xmm13 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm5, %xmm15 /* g0s */
-	pshufb %xmm9, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm5, %xmm9 /* g0s */
-	pshufb %xmm7, %xmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm5, %xmm7 /* g0s */
-	pxor %xmm15, %xmm7 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm9, %xmm7 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm7, %xmm9 /* g0lg */
-	pslld $2, %xmm9 /* g0lr2_l = shl(g0lg) */
-	psrld $30, %xmm7 /* g0lr2_r = shr(g0lg) */
-	por %xmm7, %xmm9 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm13, %xmm5 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm9, %xmm5 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm5, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r8), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
+	movdqa %xmm4, %xmm9 /* g0x1.2 */
+	pxor %xmm2, %xmm9 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm9 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm13, %xmm9 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm9, %xmm0 /* g0t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm9 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm0, %xmm14 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm14 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm9 /* g0s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm4, 80(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm2, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm2, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm4, %xmm2 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm2 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm4, %xmm14 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm13, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm4, %xmm13 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm4, %xmm9 /* g0s */
+	pxor %xmm14, %xmm9 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm13, %xmm9 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm9, %xmm13 /* g0lg */
+	pslld $2, %xmm13 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm9 /* g0lr2_r = shr(g0lg) */
+	por %xmm9, %xmm13 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm2, %xmm4 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm13, %xmm4 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm4, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r8), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
+	movdqa %xmm8, %xmm4 /* g1x1.2 */
+	pxor %xmm6, %xmm4 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm2, %xmm4 /* g1k = xor(g1k_acc, rkw_1) */
+	pxor %xmm1, %xmm4 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm4, %xmm2 /* g1t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm2 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm2, %xmm9 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm2 /* tbl_hi */
+	pshufb %xmm4, %xmm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm2, %xmm9 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm9 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm2 /* g1s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm2 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm4 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
+	movdqa %xmm2, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm13, %xmm4 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm4, %xmm9 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm9 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm4, %xmm13 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm13 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm8, 128(%rsp) /* spill g1x1.2 */
+	movdqa %xmm4, %xmm8 /* g1s */
+	pxor %xmm13, %xmm8 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm14, %xmm8 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm8, %xmm13 /* g1lg */
+	pslld $2, %xmm13 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm8 /* g1lr2_r = shr(g1lg) */
+	por %xmm8, %xmm13 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm9, %xmm4 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm13, %xmm4 /* g1l = xor(g1l_acc, g1lr2) */
+	pxor %xmm4, %xmm7 /* g1x = xor(g1x0, g1l) */
+	movd (%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_2 = bcast32() */
+	movdqa %xmm12, %xmm8 /* g2x1.2 */
+	pxor %xmm10, %xmm8 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm4, %xmm8 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm5, %xmm8 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm8, %xmm4 /* g2t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm8 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm8 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm4, %xmm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm8, %xmm4 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm4, %xmm9 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm9 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm4 /* g2s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm4, %xmm8 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm8, %xmm4 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm4 /* g2lr24 = lookup16(g2s, rotl24) */
+	movdqa %xmm8, %xmm9 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm8, %xmm13 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm8, %xmm14 /* g2s */
+	pxor %xmm9, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm13, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm14, %xmm9 /* g2lg */
+	pslld $2, %xmm9 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
+	por %xmm14, %xmm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm4, %xmm8 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm9, %xmm8 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 0(%rsp), %xmm8 /* g2x = xor(g2l, g2x0.2) */
+	movd (%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_3 = bcast32() */
+	movdqa 32(%rsp), %xmm9 /* reload g3x1.2 */
+	movdqa %xmm9, %xmm13 /* g3x1.2 */
+	pxor 48(%rsp), %xmm13 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm4, %xmm13 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 64(%rsp), %xmm13 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm13, %xmm4 /* g3t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm13 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm13, %xmm4 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm4, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g3s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm4, %xmm13 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm13, %xmm4 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm4 /* g3lr24 = lookup16(g3s, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm13, %xmm9 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g2x1.2 */
+	movdqa %xmm13, %xmm12 /* g3s */
+	pxor %xmm14, %xmm12 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm9, %xmm12 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm12, %xmm9 /* g3lg */
+	pslld $2, %xmm9 /* g3lr2_l = shl(g3lg) */
+	psrld $30, %xmm12 /* g3lr2_r = shr(g3lg) */
+	por %xmm12, %xmm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm4, %xmm13 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm9, %xmm13 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 16(%rsp), %xmm13 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_1 = bcast32() */
-	movdqa %xmm2, %xmm7 /* g0x2.2 */
-	pxor %xmm0, %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm5, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	pxor %xmm3, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm7, %xmm5 /* g0t_1 */
-	pand %xmm1, %xmm5 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm1, %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm5, %xmm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm6, %xmm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_1_aes */
-	pand %xmm1, %xmm5 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm1, %xmm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm7, %xmm5 /* g0s_1 */
-	pshufb %xmm8, %xmm5 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_1 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm13, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm15, %xmm9 /* g0lg_1 */
+	movd 4(%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rkw_4 = bcast32() */
+	movdqa 96(%rsp), %xmm9 /* reload g0x2.2 */
+	movdqa %xmm9, %xmm12 /* g0x2.2 */
+	pxor 112(%rsp), %xmm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm4, %xmm12 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm3, %xmm12 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm12, %xmm4 /* g0t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm12 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm12, %xmm4 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm4, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm4 /* g0s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm4, %xmm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm12, %xmm4 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm4 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm12, %xmm14 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm12, %xmm9 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm3, 160(%rsp) /* spill g0x0.3 */
+	movdqa %xmm12, %xmm3 /* g0s_1 */
+	pxor %xmm14, %xmm3 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm9, %xmm3 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm3, %xmm9 /* g0lg_1 */
 	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm15, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm9, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor %xmm7, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	psrld $30, %xmm3 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm3, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm4, %xmm12 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm12 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 80(%rsp), %xmm12 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
+	movdqa %xmm6, %xmm4 /* g1x2.2 */
+	pxor %xmm1, %xmm4 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm4 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm7, %xmm4 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm4, %xmm3 /* g1t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm4 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm4 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm4, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm3, %xmm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g1s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm3, %xmm4 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm4, %xmm3 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	movdqa %xmm4, %xmm9 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	movdqa %xmm4, %xmm14 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm6, 80(%rsp) /* spill g1x2.2 */
+	movdqa %xmm4, %xmm6 /* g1s_1 */
+	pxor %xmm9, %xmm6 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	pxor %xmm14, %xmm6 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	movdqa %xmm6, %xmm9 /* g1lg_1 */
+	pslld $2, %xmm9 /* g1lr2_1_l = shl(g1lg_1) */
+	psrld $30, %xmm6 /* g1lr2_1_r = shr(g1lg_1) */
+	por %xmm6, %xmm9 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	pxor %xmm3, %xmm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm9, %xmm4 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 128(%rsp), %xmm4 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
+	movdqa %xmm10, %xmm6 /* g2x2.2 */
+	pxor %xmm5, %xmm6 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm3, %xmm6 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
+	pxor %xmm8, %xmm6 /* g2t_1 = xor(g2k_1, g2x0) */
+	movdqa %xmm6, %xmm3 /* g2t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm3, %xmm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g2s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm3, %xmm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm6, %xmm3 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm6, %xmm9 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	movdqa %xmm6, %xmm14 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm10, 128(%rsp) /* spill g2x2.2 */
+	movdqa %xmm6, %xmm10 /* g2s_1 */
+	pxor %xmm9, %xmm10 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm14, %xmm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm10, %xmm9 /* g2lg_1 */
+	pslld $2, %xmm9 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm10 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm10, %xmm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pxor %xmm3, %xmm6 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	pxor %xmm9, %xmm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor 144(%rsp), %xmm6 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
+	movdqa 48(%rsp), %xmm9 /* reload g3x2.2 */
+	movdqa %xmm9, %xmm10 /* g3x2.2 */
+	pxor 64(%rsp), %xmm10 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm10 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm13, %xmm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm10, %xmm3 /* g3t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm10 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm10, %xmm3 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	movdqa %xmm10, %xmm14 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm10, %xmm9 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm13, 16(%rsp) /* spill g3x0.3 */
+	movdqa %xmm10, %xmm13 /* g3s_1 */
+	pxor %xmm14, %xmm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm9, %xmm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm13, %xmm9 /* g3lg_1 */
+	pslld $2, %xmm9 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm13 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm13, %xmm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm9, %xmm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 32(%rsp), %xmm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_2 = bcast32() */
-	movdqa %xmm0, %xmm7 /* g0x3.2 */
-	pxor %xmm3, %xmm7 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm5, %xmm7 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	pxor %xmm4, %xmm7 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm7, %xmm5 /* g0t_2 */
-	pand %xmm1, %xmm5 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm1, %xmm7 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm5, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm6, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_2_aes */
-	pand %xmm1, %xmm5 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm1, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm7, %xmm5 /* g0s_2 */
-	pshufb %xmm8, %xmm5 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_2 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm13, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm9 /* g0lg_2 */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
+	movdqa 112(%rsp), %xmm9 /* reload g0x3.2 */
+	movdqa %xmm9, %xmm13 /* g0x3.2 */
+	pxor 160(%rsp), %xmm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm13 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm12, %xmm13 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm13, %xmm3 /* g0t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm13 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm13, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm13, %xmm3 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm13, %xmm14 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm13, %xmm9 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm9 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm12, 144(%rsp) /* spill g0x1.3 */
+	movdqa %xmm13, %xmm12 /* g0s_2 */
+	pxor %xmm14, %xmm12 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm9, %xmm12 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm12, %xmm9 /* g0lg_2 */
 	pslld $2, %xmm9 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm9, %xmm7 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor %xmm7, %xmm2 /* g0x_2 = xor(g0x2, g0l_2) */
+	psrld $30, %xmm12 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm12, %xmm9 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm9, %xmm13 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 96(%rsp), %xmm13 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movd 8(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
+	movdqa %xmm1, %xmm9 /* g1x3.2 */
+	pxor %xmm7, %xmm9 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm9 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm4, %xmm9 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm9, %xmm3 /* g1t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm9 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm9 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g1s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm9 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm9, %xmm3 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	movdqa %xmm9, %xmm12 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm9, %xmm14 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm1, 96(%rsp) /* spill g1x3.2 */
+	movdqa %xmm9, %xmm1 /* g1s_2 */
+	pxor %xmm12, %xmm1 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm14, %xmm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm1, %xmm12 /* g1lg_2 */
+	pslld $2, %xmm12 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm1 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm1, %xmm12 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm12, %xmm9 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 80(%rsp), %xmm9 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movd 8(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_10 = bcast32() */
+	movdqa %xmm5, %xmm3 /* g2x3.2 */
+	pxor %xmm8, %xmm3 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm1, %xmm3 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm6, %xmm3 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm3, %xmm1 /* g2t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm3 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm3 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm1, %xmm12 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm1, %xmm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm1 /* g2s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm1, %xmm3 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm3, %xmm1 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm3, %xmm12 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm3, %xmm14 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm5, 80(%rsp) /* spill g2x3.2 */
+	movdqa %xmm3, %xmm5 /* g2s_2 */
+	pxor %xmm12, %xmm5 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm14, %xmm5 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm5, %xmm12 /* g2lg_2 */
+	pslld $2, %xmm12 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm5 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm5, %xmm12 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm1, %xmm3 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm12, %xmm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 128(%rsp), %xmm3 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movd 8(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_11 = bcast32() */
+	movdqa 64(%rsp), %xmm5 /* reload g3x3.2 */
+	movdqa %xmm5, %xmm12 /* g3x3.2 */
+	pxor 16(%rsp), %xmm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm1, %xmm12 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm10, %xmm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm12, %xmm1 /* g3t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm12 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm1, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm12 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm1, %xmm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm12, %xmm1 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	movdqa %xmm12, %xmm14 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm12, %xmm5 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm5 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm10, 32(%rsp) /* spill g3x1.3 */
+	movdqa %xmm12, %xmm10 /* g3s_2 */
+	pxor %xmm14, %xmm10 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm5, %xmm10 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm10, %xmm5 /* g3lg_2 */
+	pslld $2, %xmm5 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm10 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm10, %xmm5 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm1, %xmm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm5, %xmm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 48(%rsp), %xmm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rkw_3 = bcast32() */
-	movdqa %xmm3, %xmm7 /* g0x0.3 */
-	pxor %xmm4, %xmm7 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm5, %xmm7 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	pxor %xmm2, %xmm7 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm7, %xmm5 /* g0t_3 */
-	pand %xmm1, %xmm5 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm7 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm1, %xmm7 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm12, %xmm9 /* tbl_lo */
-	pshufb %xmm5, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm10, %xmm5 /* tbl_hi */
-	pshufb %xmm7, %xmm5 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm5, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm6, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm5 /* g0s_3_aes */
-	pand %xmm1, %xmm5 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm1, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm7 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm5, %xmm7 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm7, %xmm5 /* g0s_3 */
-	pshufb %xmm8, %xmm5 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm7, %xmm9 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm7, %xmm13 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm7, %xmm15 /* g0s_3 */
-	pxor %xmm9, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm13, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm15, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm15, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm5, %xmm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm7 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm7, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm7 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm9 /* rotl8 = const() */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_12 = bcast32() */
+	movdqa 160(%rsp), %xmm5 /* reload g0x0.3 */
+	movdqa %xmm5, %xmm10 /* g0x0.3 */
+	pxor 144(%rsp), %xmm10 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm1, %xmm10 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm13, %xmm10 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm10, %xmm1 /* g0t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm10 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm10 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm10, %xmm1 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm1, %xmm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g0s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm1, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm10, %xmm1 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm10, %xmm14 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm10, %xmm5 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm5 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm13, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm10, %xmm13 /* g0s_3 */
+	pxor %xmm14, %xmm13 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm5, %xmm13 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm13, %xmm5 /* g0lg_3 */
+	pslld $2, %xmm5 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm13 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm13, %xmm5 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm1, %xmm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm5, %xmm10 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 112(%rsp), %xmm10 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_13 = bcast32() */
+	movdqa %xmm7, %xmm5 /* g1x0.3 */
+	pxor %xmm4, %xmm5 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm1, %xmm5 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm9, %xmm5 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm5, %xmm1 /* g1t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm5 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm5 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm5, %xmm1 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm1, %xmm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g1s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm1, %xmm5 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm5, %xmm1 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	movdqa %xmm5, %xmm13 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm13 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm5, %xmm14 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm7, 112(%rsp) /* spill g1x0.3 */
+	movdqa %xmm5, %xmm7 /* g1s_3 */
+	pxor %xmm13, %xmm7 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm14, %xmm7 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm7, %xmm13 /* g1lg_3 */
+	pslld $2, %xmm13 /* g1lr2_3_l = shl(g1lg_3) */
+	psrld $30, %xmm7 /* g1lr2_3_r = shr(g1lg_3) */
+	por %xmm7, %xmm13 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm1, %xmm5 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm13, %xmm5 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 96(%rsp), %xmm5 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_14 = bcast32() */
+	movdqa %xmm8, %xmm7 /* g2x0.3 */
+	pxor %xmm6, %xmm7 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm1, %xmm7 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm3, %xmm7 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm7, %xmm1 /* g2t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm7 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm7 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm7, %xmm1 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm1, %xmm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm1 /* g2s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm7 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm1 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm1, %xmm7 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm7, %xmm1 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	movdqa %xmm7, %xmm13 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	movdqa %xmm7, %xmm14 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm8, 0(%rsp) /* spill g2x0.3 */
+	movdqa %xmm7, %xmm8 /* g2s_3 */
+	pxor %xmm13, %xmm8 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm14, %xmm8 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm8, %xmm13 /* g2lg_3 */
+	pslld $2, %xmm13 /* g2lr2_3_l = shl(g2lg_3) */
+	psrld $30, %xmm8 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm8, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm1, %xmm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm13, %xmm7 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 80(%rsp), %xmm7 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	movd 12(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_15 = bcast32() */
+	movdqa 16(%rsp), %xmm8 /* reload g3x0.3 */
+	movdqa %xmm8, %xmm13 /* g3x0.3 */
+	pxor 32(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm1, %xmm13 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
+	pxor %xmm12, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	movdqa %xmm13, %xmm1 /* g3t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm13, %xmm1 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm1, %xmm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows(%rip), %xmm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key(%rip), %xmm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm1 /* g3s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm1 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask(%rip), %xmm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm1 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm1, %xmm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm13, %xmm1 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl24(%rip), %xmm1 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm13, %xmm14 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8(%rip), %xmm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm13, %xmm8 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_rotl16(%rip), %xmm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm12, 48(%rsp) /* spill g3x2.3 */
+	movdqa %xmm13, %xmm12 /* g3s_3 */
+	pxor %xmm14, %xmm12 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm8, %xmm12 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm12, %xmm8 /* g3lg_3 */
+	pslld $2, %xmm8 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm12 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm12, %xmm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pxor %xmm1, %xmm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	pxor %xmm8, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 64(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm13, 64(%rsp) /* spill g3x3.2 */
+	movdqa %xmm5, %xmm1 /* g1x3.3 */
+	movdqa 128(%rsp), %xmm2 /* reload g0x2.3 */
+	movdqa %xmm7, %xmm5 /* g2x3.3 */
+	movdqa 112(%rsp), %xmm7 /* reload g1x0.3 */
+	movdqa %xmm4, %xmm8 /* g1x1.3 */
+	movdqa 144(%rsp), %xmm4 /* reload g0x1.3 */
+	movdqa %xmm6, %xmm12 /* g2x1.3 */
+	movdqa %xmm9, %xmm6 /* g1x2.3 */
+	movdqa %xmm10, %xmm13 /* g0x3.3 */
+	movdqa %xmm3, %xmm10 /* g2x2.3 */
+	movdqa 160(%rsp), %xmm3 /* reload g0x0.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_asm_8_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm0, %xmm13 /* g0x3.2 */
-	punpckldq %xmm4, %xmm13 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm4, %xmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm13, %xmm0 /* g0x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm13 /* tro0_1 = unpackhi(g0x3, g0x1) */
 	movdqa %xmm2, %xmm4 /* g0x2.2 */
 	punpckldq %xmm3, %xmm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	punpckhdq %xmm3, %xmm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	movdqa %xmm13, %xmm3 /* tro0 */
+	movdqa %xmm0, %xmm3 /* tro0 */
 	punpckldq %xmm4, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	punpckhdq %xmm4, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm0, %xmm4 /* tro0_1 */
+	punpckhdq %xmm4, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm13, %xmm4 /* tro0_1 */
 	punpckldq %xmm2, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm2, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	punpckhdq %xmm2, %xmm13 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
 	movdqu (%rcx), %xmm2 /* msg = load() */
 	pxor %xmm2, %xmm3 /* ct = xor(outbe, msg) */
 	movdqu %xmm3, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm13 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
-	pxor %xmm2, %xmm13 /* ct_1 = xor(outbe_1, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm0, 16(%rdx) /* store ct_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
-	pxor %xmm2, %xmm4 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
+	pxor %xmm0, %xmm4 /* ct_2 = xor(outbe_2, msg_2) */
 	movdqu %xmm4, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
-	pxor %xmm2, %xmm0 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm13 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
+	pxor %xmm0, %xmm13 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm13, 48(%rdx) /* store ct_3 */
+	movdqa %xmm1, %xmm0 /* g1x3.2 */
+	punpckldq %xmm8, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm8, %xmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm6, %xmm2 /* g1x2.2 */
+	punpckldq %xmm7, %xmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm7, %xmm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm3 /* tro0_4 */
+	punpckldq %xmm2, %xmm3 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm2, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	movdqa %xmm1, %xmm2 /* tro0_5 */
+	punpckldq %xmm6, %xmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm6, %xmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu 64(%rcx), %xmm4 /* msg_4 = load() */
+	pxor %xmm4, %xmm3 /* ct_4 = xor(outbe_4, msg_4) */
+	movdqu %xmm3, 64(%rdx) /* store ct_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu 80(%rcx), %xmm3 /* msg_5 = load() */
+	pxor %xmm3, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm2 /* ct_6 = xor(outbe_6, msg_6) */
+	movdqu %xmm2, 96(%rdx) /* store ct_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm1 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	movdqa %xmm5, %xmm0 /* g2x3.2 */
+	punpckldq %xmm12, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm12, %xmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm10, %xmm1 /* g2x2.2 */
+	punpckldq 0(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 0(%rsp), %xmm10 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	movdqa %xmm5, %xmm1 /* tro0_9 */
+	punpckldq %xmm10, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm10, %xmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
+	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
+	movdqu %xmm2, 128(%rdx) /* store ct_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
+	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	movdqu %xmm0, 144(%rdx) /* store ct_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
+	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
+	movdqu %xmm1, 160(%rdx) /* store ct_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
+	pxor %xmm0, %xmm5 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm5, 176(%rdx) /* store ct_11 */
+	movdqa 64(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 32(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 32(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 48(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 16(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 16(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	movdqa %xmm0, %xmm3 /* tro0_13 */
+	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
+	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	movdqu %xmm4, 192(%rdx) /* store ct_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
+	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
+	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
+	movdqu %xmm3, 224(%rdx) /* store ct_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_8_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_xts_asm, .-sm4_wordslice_ssse3_aesni_batch_xts_asm
 
@@ -1744,7 +5354,7 @@ sm4_wordslice_ssse3_aesni_batch_xts_asm:
  *   %r9: hashed
  *   %r10: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 16 bytes)
+ *   frame: 832 bytes (49 spill slots of 16 bytes)
  */
 	.globl sm4_wordslice_ssse3_aesni_batch_gcm_asm
 	.hidden sm4_wordslice_ssse3_aesni_batch_gcm_asm
@@ -1754,11 +5364,11 @@ sm4_wordslice_ssse3_aesni_batch_gcm_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $64, %rsp
+	sub $832, %rsp
 	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%r9), %xmm1 /* x = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
 	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
@@ -1801,26 +5411,268 @@ sm4_wordslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm9, %xmm5 /* z_3 */
 	pclmulqdq $0x1, %xmm13, %xmm5 /* mid_7 = clmul(z_3, h_3) */
 	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_3 = clmul(z_3, h_3) */
+	movdqu 64(%r9), %xmm13 /* x_4 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_4 = lookup16(x_4, reverse16) */
+	movdqa %xmm9, 16(%rsp) /* spill hi_3 */
+	movdqu 64(%r8), %xmm9 /* h_4 = load() */
+	movdqa %xmm0, 32(%rsp) /* spill hi_1 */
+	movdqa %xmm13, %xmm0 /* z_4 */
+	pclmulqdq $0x0, %xmm9, %xmm0 /* lo_4 = clmul(z_4, h_4) */
+	movdqa %xmm1, 48(%rsp) /* spill hi */
+	movdqa %xmm13, %xmm1 /* z_4 */
+	pclmulqdq $0x10, %xmm9, %xmm1 /* mid_8 = clmul(z_4, h_4) */
+	movdqa %xmm1, 64(%rsp) /* spill mid_8 */
+	movdqa %xmm13, %xmm1 /* z_4 */
+	pclmulqdq $0x1, %xmm9, %xmm1 /* mid_9 = clmul(z_4, h_4) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_4 = clmul(z_4, h_4) */
+	movdqu 80(%r9), %xmm9 /* x_5 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_5 = lookup16(x_5, reverse16) */
+	movdqa %xmm13, 80(%rsp) /* spill hi_4 */
+	movdqu 80(%r8), %xmm13 /* h_5 = load() */
+	movdqa %xmm1, 96(%rsp) /* spill mid_9 */
+	movdqa %xmm9, %xmm1 /* z_5 */
+	pclmulqdq $0x0, %xmm13, %xmm1 /* lo_5 = clmul(z_5, h_5) */
+	movdqa %xmm5, 112(%rsp) /* spill mid_7 */
+	movdqa %xmm9, %xmm5 /* z_5 */
+	pclmulqdq $0x10, %xmm13, %xmm5 /* mid_10 = clmul(z_5, h_5) */
+	movdqa %xmm5, 128(%rsp) /* spill mid_10 */
+	movdqa %xmm9, %xmm5 /* z_5 */
+	pclmulqdq $0x1, %xmm13, %xmm5 /* mid_11 = clmul(z_5, h_5) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_5 = clmul(z_5, h_5) */
+	movdqu 96(%r9), %xmm13 /* x_6 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_6 = lookup16(x_6, reverse16) */
+	movdqa %xmm9, 144(%rsp) /* spill hi_5 */
+	movdqu 96(%r8), %xmm9 /* h_6 = load() */
+	movdqa %xmm5, 160(%rsp) /* spill mid_11 */
+	movdqa %xmm13, %xmm5 /* z_6 */
+	pclmulqdq $0x0, %xmm9, %xmm5 /* lo_6 = clmul(z_6, h_6) */
+	movdqa %xmm15, 176(%rsp) /* spill mid_6 */
+	movdqa %xmm13, %xmm15 /* z_6 */
+	pclmulqdq $0x10, %xmm9, %xmm15 /* mid_12 = clmul(z_6, h_6) */
+	movdqa %xmm15, 192(%rsp) /* spill mid_12 */
+	movdqa %xmm13, %xmm15 /* z_6 */
+	pclmulqdq $0x1, %xmm9, %xmm15 /* mid_13 = clmul(z_6, h_6) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_6 = clmul(z_6, h_6) */
+	movdqu 112(%r9), %xmm9 /* x_7 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_7 = lookup16(x_7, reverse16) */
+	movdqa %xmm13, 208(%rsp) /* spill hi_6 */
+	movdqu 112(%r8), %xmm13 /* h_7 = load() */
+	movdqa %xmm15, 224(%rsp) /* spill mid_13 */
+	movdqa %xmm9, %xmm15 /* z_7 */
+	pclmulqdq $0x0, %xmm13, %xmm15 /* lo_7 = clmul(z_7, h_7) */
+	movdqa %xmm11, 240(%rsp) /* spill mid_4 */
+	movdqa %xmm9, %xmm11 /* z_7 */
+	pclmulqdq $0x10, %xmm13, %xmm11 /* mid_14 = clmul(z_7, h_7) */
+	movdqa %xmm11, 256(%rsp) /* spill mid_14 */
+	movdqa %xmm9, %xmm11 /* z_7 */
+	pclmulqdq $0x1, %xmm13, %xmm11 /* mid_15 = clmul(z_7, h_7) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_7 = clmul(z_7, h_7) */
+	movdqu 128(%r9), %xmm13 /* x_8 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_8 = lookup16(x_8, reverse16) */
+	movdqa %xmm9, 272(%rsp) /* spill hi_7 */
+	movdqu 128(%r8), %xmm9 /* h_8 = load() */
+	movdqa %xmm11, 288(%rsp) /* spill mid_15 */
+	movdqa %xmm13, %xmm11 /* z_8 */
+	pclmulqdq $0x0, %xmm9, %xmm11 /* lo_8 = clmul(z_8, h_8) */
+	movdqa %xmm12, 304(%rsp) /* spill mid_5 */
+	movdqa %xmm13, %xmm12 /* z_8 */
+	pclmulqdq $0x10, %xmm9, %xmm12 /* mid_16 = clmul(z_8, h_8) */
+	movdqa %xmm12, 320(%rsp) /* spill mid_16 */
+	movdqa %xmm13, %xmm12 /* z_8 */
+	pclmulqdq $0x1, %xmm9, %xmm12 /* mid_17 = clmul(z_8, h_8) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_8 = clmul(z_8, h_8) */
+	movdqu 144(%r9), %xmm9 /* x_9 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_9 = lookup16(x_9, reverse16) */
+	movdqa %xmm13, 336(%rsp) /* spill hi_8 */
+	movdqu 144(%r8), %xmm13 /* h_9 = load() */
+	movdqa %xmm12, 352(%rsp) /* spill mid_17 */
+	movdqa %xmm9, %xmm12 /* z_9 */
+	pclmulqdq $0x0, %xmm13, %xmm12 /* lo_9 = clmul(z_9, h_9) */
+	movdqa %xmm7, 368(%rsp) /* spill mid_2 */
+	movdqa %xmm9, %xmm7 /* z_9 */
+	pclmulqdq $0x10, %xmm13, %xmm7 /* mid_18 = clmul(z_9, h_9) */
+	movdqa %xmm7, 384(%rsp) /* spill mid_18 */
+	movdqa %xmm9, %xmm7 /* z_9 */
+	pclmulqdq $0x1, %xmm13, %xmm7 /* mid_19 = clmul(z_9, h_9) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_9 = clmul(z_9, h_9) */
+	movdqu 160(%r9), %xmm13 /* x_10 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_10 = lookup16(x_10, reverse16) */
+	movdqa %xmm9, 400(%rsp) /* spill hi_9 */
+	movdqu 160(%r8), %xmm9 /* h_10 = load() */
+	movdqa %xmm7, 416(%rsp) /* spill mid_19 */
+	movdqa %xmm13, %xmm7 /* z_10 */
+	pclmulqdq $0x0, %xmm9, %xmm7 /* lo_10 = clmul(z_10, h_10) */
+	movdqa %xmm8, 432(%rsp) /* spill mid_3 */
+	movdqa %xmm13, %xmm8 /* z_10 */
+	pclmulqdq $0x10, %xmm9, %xmm8 /* mid_20 = clmul(z_10, h_10) */
+	movdqa %xmm8, 448(%rsp) /* spill mid_20 */
+	movdqa %xmm13, %xmm8 /* z_10 */
+	pclmulqdq $0x1, %xmm9, %xmm8 /* mid_21 = clmul(z_10, h_10) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_10 = clmul(z_10, h_10) */
+	movdqu 176(%r9), %xmm9 /* x_11 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_11 = lookup16(x_11, reverse16) */
+	movdqa %xmm13, 464(%rsp) /* spill hi_10 */
+	movdqu 176(%r8), %xmm13 /* h_11 = load() */
+	movdqa %xmm8, 480(%rsp) /* spill mid_21 */
+	movdqa %xmm9, %xmm8 /* z_11 */
+	pclmulqdq $0x0, %xmm13, %xmm8 /* lo_11 = clmul(z_11, h_11) */
+	movdqa %xmm3, 496(%rsp) /* spill mid */
+	movdqa %xmm9, %xmm3 /* z_11 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_22 = clmul(z_11, h_11) */
+	movdqa %xmm3, 512(%rsp) /* spill mid_22 */
+	movdqa %xmm9, %xmm3 /* z_11 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_23 = clmul(z_11, h_11) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_11 = clmul(z_11, h_11) */
+	movdqu 192(%r9), %xmm13 /* x_12 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_12 = lookup16(x_12, reverse16) */
+	movdqa %xmm9, 528(%rsp) /* spill hi_11 */
+	movdqu 192(%r8), %xmm9 /* h_12 = load() */
+	movdqa %xmm3, 544(%rsp) /* spill mid_23 */
+	movdqa %xmm13, %xmm3 /* z_12 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_12 = clmul(z_12, h_12) */
+	movdqa %xmm4, 560(%rsp) /* spill mid_1 */
+	movdqa %xmm13, %xmm4 /* z_12 */
+	pclmulqdq $0x10, %xmm9, %xmm4 /* mid_24 = clmul(z_12, h_12) */
+	movdqa %xmm4, 576(%rsp) /* spill mid_24 */
+	movdqa %xmm13, %xmm4 /* z_12 */
+	pclmulqdq $0x1, %xmm9, %xmm4 /* mid_25 = clmul(z_12, h_12) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_12 = clmul(z_12, h_12) */
+	movdqu 208(%r9), %xmm9 /* x_13 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_13 = lookup16(x_13, reverse16) */
+	movdqa %xmm13, 592(%rsp) /* spill hi_12 */
+	movdqu 208(%r8), %xmm13 /* h_13 = load() */
+	movdqa %xmm4, 608(%rsp) /* spill mid_25 */
+	movdqa %xmm9, %xmm4 /* z_13 */
+	pclmulqdq $0x0, %xmm13, %xmm4 /* lo_13 = clmul(z_13, h_13) */
+	movdqa %xmm3, 624(%rsp) /* spill lo_12 */
+	movdqa %xmm9, %xmm3 /* z_13 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_26 = clmul(z_13, h_13) */
+	movdqa %xmm3, 640(%rsp) /* spill mid_26 */
+	movdqa %xmm9, %xmm3 /* z_13 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_27 = clmul(z_13, h_13) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_13 = clmul(z_13, h_13) */
+	movdqu 224(%r9), %xmm13 /* x_14 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm13 /* z_14 = lookup16(x_14, reverse16) */
+	movdqa %xmm9, 656(%rsp) /* spill hi_13 */
+	movdqu 224(%r8), %xmm9 /* h_14 = load() */
+	movdqa %xmm3, 672(%rsp) /* spill mid_27 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_14 = clmul(z_14, h_14) */
+	movdqa %xmm3, 688(%rsp) /* spill lo_14 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x10, %xmm9, %xmm3 /* mid_28 = clmul(z_14, h_14) */
+	movdqa %xmm3, 704(%rsp) /* spill mid_28 */
+	movdqa %xmm13, %xmm3 /* z_14 */
+	pclmulqdq $0x1, %xmm9, %xmm3 /* mid_29 = clmul(z_14, h_14) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_14 = clmul(z_14, h_14) */
+	movdqu 240(%r9), %xmm9 /* x_15 = load() */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm9 /* z_15 = lookup16(x_15, reverse16) */
+	movdqa %xmm13, 720(%rsp) /* spill hi_14 */
+	movdqu 240(%r8), %xmm13 /* h_15 = load() */
+	movdqa %xmm3, 736(%rsp) /* spill mid_29 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x0, %xmm13, %xmm3 /* lo_15 = clmul(z_15, h_15) */
+	movdqa %xmm3, 752(%rsp) /* spill lo_15 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_30 = clmul(z_15, h_15) */
+	movdqa %xmm3, 768(%rsp) /* spill mid_30 */
+	movdqa %xmm9, %xmm3 /* z_15 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_31 = clmul(z_15, h_15) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
 	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
-	pxor %xmm10, %xmm2 /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
-	pxor %xmm4, %xmm3 /* mid_sum_acc = xor(mid, mid_1) */
-	pxor %xmm8, %xmm7 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	pxor %xmm12, %xmm11 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	pxor %xmm5, %xmm15 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	pxor %xmm7, %xmm3 /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
-	pxor %xmm15, %xmm11 /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	pxor %xmm11, %xmm3 /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	pxor %xmm0, %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
-	pxor 0(%rsp), %xmm9 /* hi_sum_acc_1 = xor(hi_3, hi_2) */
-	pxor %xmm9, %xmm1 /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_6 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	pxor %xmm1, %xmm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	pxor %xmm15, %xmm5 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	pxor %xmm12, %xmm11 /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	pxor %xmm8, %xmm7 /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	pxor 624(%rsp), %xmm4 /* lo_sum_acc_6 = xor(lo_13, lo_12) */
+	movdqa 688(%rsp), %xmm1 /* reload lo_14 */
+	pxor 752(%rsp), %xmm1 /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	pxor %xmm10, %xmm2 /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm5, %xmm0 /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm7, %xmm11 /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	pxor %xmm1, %xmm4 /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	pxor %xmm0, %xmm2 /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
+	pxor %xmm4, %xmm11 /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	pxor %xmm11, %xmm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	movdqa 496(%rsp), %xmm0 /* reload mid */
+	pxor 560(%rsp), %xmm0 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqa 368(%rsp), %xmm1 /* reload mid_2 */
+	pxor 432(%rsp), %xmm1 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	movdqa 240(%rsp), %xmm4 /* reload mid_4 */
+	pxor 304(%rsp), %xmm4 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	movdqa 176(%rsp), %xmm5 /* reload mid_6 */
+	pxor 112(%rsp), %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	movdqa 64(%rsp), %xmm6 /* reload mid_8 */
+	pxor 96(%rsp), %xmm6 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	movdqa 128(%rsp), %xmm7 /* reload mid_10 */
+	pxor 160(%rsp), %xmm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	movdqa 192(%rsp), %xmm8 /* reload mid_12 */
+	pxor 224(%rsp), %xmm8 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	movdqa 256(%rsp), %xmm10 /* reload mid_14 */
+	pxor 288(%rsp), %xmm10 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	movdqa 320(%rsp), %xmm11 /* reload mid_16 */
+	pxor 352(%rsp), %xmm11 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqa 384(%rsp), %xmm12 /* reload mid_18 */
+	pxor 416(%rsp), %xmm12 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	movdqa 448(%rsp), %xmm13 /* reload mid_20 */
+	pxor 480(%rsp), %xmm13 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqa 512(%rsp), %xmm14 /* reload mid_22 */
+	pxor 544(%rsp), %xmm14 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	movdqa 576(%rsp), %xmm15 /* reload mid_24 */
+	pxor 608(%rsp), %xmm15 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqa %xmm2, 608(%rsp) /* spill lo_sum_acc_14 */
+	movdqa 640(%rsp), %xmm2 /* reload mid_26 */
+	pxor 672(%rsp), %xmm2 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	movdqa %xmm9, 672(%rsp) /* spill hi_15 */
+	movdqa 704(%rsp), %xmm9 /* reload mid_28 */
+	pxor 736(%rsp), %xmm9 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	pxor 768(%rsp), %xmm3 /* mid_sum_acc_15 = xor(mid_31, mid_30) */
+	pxor %xmm1, %xmm0 /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm5, %xmm4 /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm10, %xmm8 /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm14, %xmm13 /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm2, %xmm15 /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm3, %xmm9 /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	pxor %xmm4, %xmm0 /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	pxor %xmm13, %xmm11 /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	pxor %xmm9, %xmm15 /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	pxor %xmm6, %xmm0 /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	pxor %xmm15, %xmm11 /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	pxor %xmm11, %xmm0 /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	movdqa 48(%rsp), %xmm1 /* reload hi */
+	pxor 32(%rsp), %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
+	movdqa 0(%rsp), %xmm2 /* reload hi_2 */
+	pxor 16(%rsp), %xmm2 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	movdqa 80(%rsp), %xmm3 /* reload hi_4 */
+	pxor 144(%rsp), %xmm3 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	movdqa 208(%rsp), %xmm4 /* reload hi_6 */
+	pxor 272(%rsp), %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	movdqa 336(%rsp), %xmm5 /* reload hi_8 */
+	pxor 400(%rsp), %xmm5 /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	movdqa 464(%rsp), %xmm6 /* reload hi_10 */
+	pxor 528(%rsp), %xmm6 /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	movdqa 592(%rsp), %xmm7 /* reload hi_12 */
+	pxor 656(%rsp), %xmm7 /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	movdqa 720(%rsp), %xmm8 /* reload hi_14 */
+	pxor 672(%rsp), %xmm8 /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	pxor %xmm2, %xmm1 /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
+	pxor %xmm4, %xmm3 /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm6, %xmm5 /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	pxor %xmm8, %xmm7 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	pxor %xmm3, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	pxor %xmm7, %xmm5 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	pxor %xmm5, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	movdqa %xmm0, %xmm2 /* mid_sum_acc_30 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_half_up(%rip), %xmm2 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
+	pxor 608(%rsp), %xmm2 /* s_lo = xor(mid_lo, lo_sum_acc_14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_half_down(%rip), %xmm0 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
+	pxor %xmm0, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	movdqa %xmm2, %xmm0 /* s_lo */
 	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
@@ -1842,7 +5694,7 @@ sm4_wordslice_ssse3_aesni_batch_gcm_asm:
 	movdqu 16(%rsi), %xmm4 /* ctr_w = bcast128() */
 	pand .Lsm4_wordslice_ssse3_aesni_asm_9_all_but_last(%rip), %xmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
 
-	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	movdqa %xmm3, %xmm5 /* ctr_j0 */
 	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k(%rip), %xmm5 /* ctr_j = add(ctr_j0, block_k) */
 	movdqa %xmm1, %xmm6 /* ctr_last */
@@ -1889,256 +5741,1107 @@ sm4_wordslice_ssse3_aesni_batch_gcm_asm:
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
 	por %xmm9, %xmm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm8 /* rowle_2 = lookup16(row_2, bswap32) */
-	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	paddw %xmm3, %xmm1 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm1, %xmm3 /* ctr_sum_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	pshufb %xmm3, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pand %xmm7, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm7 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm7, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	por %xmm1, %xmm4 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm4 /* rowle_3 = lookup16(row_3, bswap32) */
-	movdqa %xmm5, %xmm0 /* rowle */
-	punpckldq %xmm8, %xmm0 /* tr0 = unpacklo(rowle, rowle_2) */
+	movdqa %xmm3, %xmm9 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_3(%rip), %xmm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm9, %xmm10 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm10, %xmm9 /* ctr_sum_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm7, %xmm11 /* carry_mask_table */
+	pshufb %xmm9, %xmm11 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	movdqa %xmm4, %xmm9 /* ctr_w_open */
+	pand %xmm11, %xmm9 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm11 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm11, %xmm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm10, %xmm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm9 /* rowle_3 = lookup16(row_3, bswap32) */
+	movdqa %xmm5, %xmm10 /* rowle */
+	punpckldq %xmm8, %xmm10 /* tr0 = unpacklo(rowle, rowle_2) */
 	punpckhdq %xmm8, %xmm5 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	movdqa %xmm6, %xmm1 /* rowle_1 */
-	punpckldq %xmm4, %xmm1 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	punpckhdq %xmm4, %xmm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	movdqa %xmm0, %xmm3 /* tr0 */
-	punpckldq %xmm1, %xmm3 /* tr1 = unpacklo(tr0, tr0_2) */
-	punpckhdq %xmm1, %xmm0 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	movdqa %xmm5, %xmm1 /* tr0_1 */
-	punpckldq %xmm6, %xmm1 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	movdqa %xmm6, %xmm8 /* rowle_1 */
+	punpckldq %xmm9, %xmm8 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	punpckhdq %xmm9, %xmm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm10, %xmm9 /* tr0 */
+	punpckldq %xmm8, %xmm9 /* tr1 = unpacklo(tr0, tr0_2) */
+	punpckhdq %xmm8, %xmm10 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	movdqa %xmm5, %xmm8 /* tr0_1 */
+	punpckldq %xmm6, %xmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm6, %xmm5 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm8 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm10 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm2, 0(%rsp) /* spill y_next */
+	movdqa %xmm3, %xmm6 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_4(%rip), %xmm6 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm11 /* ctr_last */
+	paddw %xmm6, %xmm11 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm11, %xmm6 /* ctr_sum_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm7, %xmm12 /* carry_mask_table */
+	pshufb %xmm6, %xmm12 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm4, %xmm6 /* ctr_w_open */
+	pand %xmm12, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm12 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm12, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	por %xmm11, %xmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm6 /* rowle_4 = lookup16(row_4, bswap32) */
+	movdqa %xmm3, %xmm11 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_5(%rip), %xmm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm12 /* ctr_last */
+	paddw %xmm11, %xmm12 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	movdqa %xmm12, %xmm11 /* ctr_sum_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm7, %xmm13 /* carry_mask_table */
+	pshufb %xmm11, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	movdqa %xmm4, %xmm11 /* ctr_w_open */
+	pand %xmm13, %xmm11 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm13, %xmm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm12 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	por %xmm12, %xmm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm11 /* rowle_5 = lookup16(row_5, bswap32) */
+	movdqa %xmm3, %xmm12 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_6(%rip), %xmm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	movdqa %xmm1, %xmm13 /* ctr_last */
+	paddw %xmm12, %xmm13 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	movdqa %xmm13, %xmm12 /* ctr_sum_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm7, %xmm14 /* carry_mask_table */
+	pshufb %xmm12, %xmm14 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm4, %xmm12 /* ctr_w_open */
+	pand %xmm14, %xmm12 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm14 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm14, %xmm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	por %xmm13, %xmm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm12 /* rowle_6 = lookup16(row_6, bswap32) */
+	movdqa %xmm3, %xmm13 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_7(%rip), %xmm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm14 /* ctr_last */
+	paddw %xmm13, %xmm14 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	movdqa %xmm14, %xmm13 /* ctr_sum_7 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	movdqa %xmm7, %xmm15 /* carry_mask_table */
+	pshufb %xmm13, %xmm15 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	movdqa %xmm4, %xmm13 /* ctr_w_open */
+	pand %xmm15, %xmm13 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm15 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm15, %xmm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	por %xmm14, %xmm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm13 /* rowle_7 = lookup16(row_7, bswap32) */
+	movdqa %xmm6, %xmm14 /* rowle_4 */
+	punpckldq %xmm12, %xmm14 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm12, %xmm6 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm11, %xmm12 /* rowle_5 */
+	punpckldq %xmm13, %xmm12 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	punpckhdq %xmm13, %xmm11 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	movdqa %xmm14, %xmm13 /* tr0_4 */
+	punpckldq %xmm12, %xmm13 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	punpckhdq %xmm12, %xmm14 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm6, %xmm12 /* tr0_5 */
+	punpckldq %xmm11, %xmm12 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	punpckhdq %xmm11, %xmm6 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqa %xmm3, %xmm11 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_8(%rip), %xmm11 /* ctr_j_8 = add(ctr_j0, block_k_8) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm11, %xmm15 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	movdqa %xmm15, %xmm11 /* ctr_sum_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm2, 608(%rsp) /* spill y_next */
+	movdqa %xmm7, %xmm2 /* carry_mask_table */
+	pshufb %xmm11, %xmm2 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm4, %xmm11 /* ctr_w_open */
+	pand %xmm2, %xmm11 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	pandn %xmm0, %xmm2 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	por %xmm2, %xmm11 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	por %xmm15, %xmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm11 /* rowle_8 = lookup16(row_8, bswap32) */
+	movdqa %xmm3, %xmm2 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_9(%rip), %xmm2 /* ctr_j_9 = add(ctr_j0, block_k_9) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm2, %xmm15 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	movdqa %xmm15, %xmm2 /* ctr_sum_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm5, 672(%rsp) /* spill g0x3.1 */
+	movdqa %xmm7, %xmm5 /* carry_mask_table */
+	pshufb %xmm2, %xmm5 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	movdqa %xmm4, %xmm2 /* ctr_w_open */
+	pand %xmm5, %xmm2 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm5 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm5, %xmm2 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	por %xmm15, %xmm2 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* rowle_9 = lookup16(row_9, bswap32) */
+	movdqa %xmm3, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_10(%rip), %xmm5 /* ctr_j_10 = add(ctr_j0, block_k_10) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm5, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	movdqa %xmm15, %xmm5 /* ctr_sum_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm6, 720(%rsp) /* spill g1x3.1 */
+	movdqa %xmm7, %xmm6 /* carry_mask_table */
+	pshufb %xmm5, %xmm6 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm4, %xmm5 /* ctr_w_open */
+	pand %xmm6, %xmm5 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	pandn %xmm0, %xmm6 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	por %xmm15, %xmm5 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm5 /* rowle_10 = lookup16(row_10, bswap32) */
+	movdqa %xmm3, %xmm6 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_11(%rip), %xmm6 /* ctr_j_11 = add(ctr_j0, block_k_11) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm6, %xmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	movdqa %xmm15, %xmm6 /* ctr_sum_11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm8, 656(%rsp) /* spill g0x2.1 */
+	movdqa %xmm7, %xmm8 /* carry_mask_table */
+	pshufb %xmm6, %xmm8 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	movdqa %xmm4, %xmm6 /* ctr_w_open */
+	pand %xmm8, %xmm6 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm8 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm8, %xmm6 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	por %xmm15, %xmm6 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm6 /* rowle_11 = lookup16(row_11, bswap32) */
+	movdqa %xmm11, %xmm8 /* rowle_8 */
+	punpckldq %xmm5, %xmm8 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm5, %xmm11 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm2, %xmm5 /* rowle_9 */
+	punpckldq %xmm6, %xmm5 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm6, %xmm2 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm8, %xmm6 /* tr0_8 */
+	punpckldq %xmm5, %xmm6 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm5, %xmm8 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm11, %xmm5 /* tr0_9 */
+	punpckldq %xmm2, %xmm5 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm2, %xmm11 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqa %xmm3, %xmm2 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_12(%rip), %xmm2 /* ctr_j_12 = add(ctr_j0, block_k_12) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm2, %xmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	movdqa %xmm15, %xmm2 /* ctr_sum_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm5, 592(%rsp) /* spill g2x2.1 */
+	movdqa %xmm7, %xmm5 /* carry_mask_table */
+	pshufb %xmm2, %xmm5 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm4, %xmm2 /* ctr_w_open */
+	pand %xmm5, %xmm2 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	pandn %xmm0, %xmm5 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	por %xmm5, %xmm2 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	por %xmm15, %xmm2 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* rowle_12 = lookup16(row_12, bswap32) */
+	movdqa %xmm3, %xmm5 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_13(%rip), %xmm5 /* ctr_j_13 = add(ctr_j0, block_k_13) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm5, %xmm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	movdqa %xmm15, %xmm5 /* ctr_sum_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm6, 528(%rsp) /* spill g2x0.1 */
+	movdqa %xmm7, %xmm6 /* carry_mask_table */
+	pshufb %xmm5, %xmm6 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	movdqa %xmm4, %xmm5 /* ctr_w_open */
+	pand %xmm6, %xmm5 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm6 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	por %xmm15, %xmm5 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm5 /* rowle_13 = lookup16(row_13, bswap32) */
+	movdqa %xmm3, %xmm6 /* ctr_j0 */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_14(%rip), %xmm6 /* ctr_j_14 = add(ctr_j0, block_k_14) */
+	movdqa %xmm1, %xmm15 /* ctr_last */
+	paddw %xmm6, %xmm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	movdqa %xmm15, %xmm6 /* ctr_sum_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm8, 464(%rsp) /* spill g2x1.1 */
+	movdqa %xmm7, %xmm8 /* carry_mask_table */
+	pshufb %xmm6, %xmm8 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	movdqa %xmm4, %xmm6 /* ctr_w_open */
+	pand %xmm8, %xmm6 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	pandn %xmm0, %xmm8 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	por %xmm8, %xmm6 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	por %xmm15, %xmm6 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm6 /* rowle_14 = lookup16(row_14, bswap32) */
+	paddb .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_15(%rip), %xmm3 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	paddw %xmm3, %xmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	movdqa %xmm1, %xmm3 /* ctr_sum_15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	pshufb %xmm3, %xmm7 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pand %xmm7, %xmm4 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm7 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm7, %xmm4 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	por %xmm1, %xmm4 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm4 /* rowle_15 = lookup16(row_15, bswap32) */
+	movdqa %xmm2, %xmm0 /* rowle_12 */
+	punpckldq %xmm6, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm6, %xmm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm5, %xmm1 /* rowle_13 */
+	punpckldq %xmm4, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm4, %xmm5 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm3 /* tr0_12 */
+	punpckldq %xmm1, %xmm3 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	punpckhdq %xmm1, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	movdqa %xmm2, %xmm1 /* tr0_13 */
+	punpckldq %xmm5, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm5, %xmm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 528(%rsp), %xmm4 /* reload g2x0.2 */
+	movdqa 464(%rsp), %xmm5 /* reload g2x1.2 */
+	movdqa 656(%rsp), %xmm6 /* reload g0x2.2 */
+	movdqa 592(%rsp), %xmm7 /* reload g2x2.2 */
+	movdqa 672(%rsp), %xmm8 /* reload g0x3.2 */
+	movdqa 720(%rsp), %xmm15 /* reload g1x3.2 */
+	movdqa %xmm4, 720(%rsp) /* spill g2x0.2 */
+	movdqa %xmm3, 672(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 592(%rsp) /* spill g3x1.2 */
+	movdqa %xmm1, 656(%rsp) /* spill g3x2.2 */
+	movdqa %xmm2, 464(%rsp) /* spill g3x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_9_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	movd (%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rkw = bcast32() */
-	movdqa %xmm0, %xmm14 /* g0x1.2 */
-	pxor %xmm1, %xmm14 /* g0k_acc = xor(g0x1, g0x2) */
-	pxor %xmm2, %xmm14 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm5, %xmm14 /* g0t = xor(g0k, g0x3) */
-	movdqa %xmm14, %xmm2 /* g0t */
-	pand %xmm4, %xmm2 /* g0t_lo = and(g0t, nibble_mask) */
-	psrlw $4, %xmm14 /* g0t_sh = shr(g0t) */
-	pand %xmm4, %xmm14 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	movdqa %xmm13, %xmm15 /* tbl_lo */
-	pshufb %xmm2, %xmm15 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	movdqa %xmm11, %xmm2 /* tbl_hi */
-	pshufb %xmm14, %xmm2 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm2, %xmm15 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb %xmm7, %xmm15 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast %xmm6, %xmm15 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm2 /* g0s_aes */
-	pand %xmm4, %xmm2 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
-	pand %xmm4, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm6 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm2 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm2, %xmm6 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm6, %xmm2 /* g0s */
-	pshufb %xmm9, %xmm2 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm6, %xmm15 /* g0s */
-	pshufb %xmm10, %xmm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm6, %xmm10 /* g0s */
-	pshufb %xmm8, %xmm10 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm6, %xmm8 /* g0s */
-	pxor %xmm15, %xmm8 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm10, %xmm8 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm8, %xmm10 /* g0lg */
-	pslld $2, %xmm10 /* g0lr2_l = shl(g0lg) */
-	psrld $30, %xmm8 /* g0lr2_r = shr(g0lg) */
-	por %xmm8, %xmm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm2, %xmm6 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm10, %xmm6 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm6, %xmm3 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r10), %xmm0
+	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
+	movdqa %xmm10, %xmm1 /* g0x1.2 */
+	pxor %xmm6, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
+	pxor %xmm0, %xmm1 /* g0k = xor(g0k_acc, rkw) */
+	pxor %xmm8, %xmm1 /* g0t = xor(g0k, g0x3) */
+	movdqa %xmm1, %xmm0 /* g0t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
+	psrlw $4, %xmm1 /* g0t_sh = shr(g0t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	movdqa %xmm2, %xmm3 /* tbl_lo */
+	pshufb %xmm0, %xmm3 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
+	movdqa %xmm0, %xmm4 /* tbl_hi */
+	pshufb %xmm1, %xmm4 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm4, %xmm3 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm3, %xmm1 /* g0s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	psrlw $4, %xmm3 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
+	movdqa %xmm10, 528(%rsp) /* spill g0x1.2 */
+	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm10 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
+	movdqa %xmm6, 400(%rsp) /* spill g0x2.2 */
+	movdqa %xmm1, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm6 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm6, %xmm10 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm10, %xmm3 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm10, %xmm6 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm6 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm8, 336(%rsp) /* spill g0x3.2 */
+	movdqa %xmm10, %xmm8 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm8 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm10, %xmm1 /* g0s */
+	pxor %xmm6, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm8, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm1, %xmm6 /* g0lg */
+	pslld $2, %xmm6 /* g0lr2_l = shl(g0lg) */
+	psrld $30, %xmm1 /* g0lr2_r = shr(g0lg) */
+	por %xmm1, %xmm6 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm3, %xmm10 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm6, %xmm10 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm10, %xmm9 /* g0x = xor(g0x0, g0l) */
+	movd (%rdi,%r10), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
+	movdqa %xmm14, %xmm3 /* g1x1.2 */
+	pxor %xmm12, %xmm3 /* g1k_acc = xor(g1x1, g1x2) */
+	pxor %xmm1, %xmm3 /* g1k = xor(g1k_acc, rkw_1) */
+	pxor %xmm15, %xmm3 /* g1t = xor(g1k, g1x3) */
+	movdqa %xmm3, %xmm1 /* g1t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g1t_lo = and(g1t, nibble_mask) */
+	psrlw $4, %xmm3 /* g1t_sh = shr(g1t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm6 /* tbl_lo */
+	pshufb %xmm1, %xmm6 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm0, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	pxor %xmm1, %xmm6 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm6, %xmm1 /* g1s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	psrlw $4, %xmm6 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
+	movdqa %xmm1, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm6, %xmm8 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm8, %xmm3 /* g1s = xor(g1s_l, g1s_h) */
+	movdqa %xmm3, %xmm6 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm6 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm3, %xmm8 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm3, %xmm10 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm10 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm14, 272(%rsp) /* spill g1x1.2 */
+	movdqa %xmm3, %xmm14 /* g1s */
+	pxor %xmm8, %xmm14 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm10, %xmm14 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm14, %xmm8 /* g1lg */
+	pslld $2, %xmm8 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm14 /* g1lr2_r = shr(g1lg) */
+	por %xmm14, %xmm8 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm6, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm8, %xmm3 /* g1l = xor(g1l_acc, g1lr2) */
+	pxor %xmm3, %xmm13 /* g1x = xor(g1x0, g1l) */
+	movd (%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_2 = bcast32() */
+	movdqa %xmm5, %xmm6 /* g2x1.2 */
+	pxor %xmm7, %xmm6 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm3, %xmm6 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm11, %xmm6 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm6, %xmm3 /* g2t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2t_lo = and(g2t, nibble_mask) */
+	psrlw $4, %xmm6 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* tbl_lo */
+	pshufb %xmm3, %xmm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm6, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm3, %xmm8 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm8 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm8 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm3 /* g2s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm3, %xmm6 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm6, %xmm3 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g2lr24 = lookup16(g2s, rotl24) */
+	movdqa %xmm6, %xmm8 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm6, %xmm10 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm10 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm6, %xmm14 /* g2s */
+	pxor %xmm8, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm10, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm14, %xmm8 /* g2lg */
+	pslld $2, %xmm8 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
+	por %xmm14, %xmm8 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm3, %xmm6 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm8, %xmm6 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 720(%rsp), %xmm6 /* g2x = xor(g2l, g2x0.2) */
+	movd (%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_3 = bcast32() */
+	movdqa 592(%rsp), %xmm8 /* reload g3x1.2 */
+	movdqa %xmm8, %xmm10 /* g3x1.2 */
+	pxor 656(%rsp), %xmm10 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm3, %xmm10 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 464(%rsp), %xmm10 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm10, %xmm3 /* g3t */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3t_lo = and(g3t, nibble_mask) */
+	psrlw $4, %xmm10 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm3, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm10, %xmm3 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g3lr24 = lookup16(g3s, rotl24) */
+	movdqa %xmm10, %xmm14 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm10, %xmm8 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm8 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm5, 208(%rsp) /* spill g2x1.2 */
+	movdqa %xmm10, %xmm5 /* g3s */
+	pxor %xmm14, %xmm5 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm8, %xmm5 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm5, %xmm8 /* g3lg */
+	pslld $2, %xmm8 /* g3lr2_l = shl(g3lg) */
+	psrld $30, %xmm5 /* g3lr2_r = shr(g3lg) */
+	por %xmm5, %xmm8 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm3, %xmm10 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm8, %xmm10 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 672(%rsp), %xmm10 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rkw_1 = bcast32() */
-	movdqa %xmm1, %xmm6 /* g0x2.2 */
-	pxor %xmm5, %xmm6 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm2, %xmm6 /* g0k_1 = xor(g0k_acc_1, rkw_1) */
-	pxor %xmm3, %xmm6 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm6, %xmm2 /* g0t_1 */
-	pand %xmm4, %xmm2 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm6 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm4, %xmm6 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm13, %xmm8 /* tbl_lo */
-	pshufb %xmm2, %xmm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm11, %xmm2 /* tbl_hi */
-	pshufb %xmm6, %xmm2 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm2, %xmm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm7, %xmm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm8 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm2 /* g0s_1_aes */
-	pand %xmm4, %xmm2 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm4, %xmm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm6 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm2 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm2, %xmm6 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm6, %xmm2 /* g0s_1 */
-	pshufb %xmm9, %xmm2 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm6, %xmm8 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm6, %xmm10 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm10 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm6, %xmm15 /* g0s_1 */
-	pxor %xmm8, %xmm15 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm10, %xmm15 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm15, %xmm8 /* g0lg_1 */
-	pslld $2, %xmm8 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm15 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm15, %xmm8 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm2, %xmm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm8, %xmm6 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor %xmm6, %xmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	movd 4(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_4 = bcast32() */
+	movdqa 400(%rsp), %xmm5 /* reload g0x2.2 */
+	movdqa %xmm5, %xmm8 /* g0x2.2 */
+	pxor 336(%rsp), %xmm8 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm3, %xmm8 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm9, %xmm8 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm8, %xmm3 /* g0t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm8, %xmm3 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm3, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm3, %xmm8 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm8, %xmm3 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa %xmm8, %xmm14 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm8, %xmm5 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm5 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm9, 144(%rsp) /* spill g0x0.3 */
+	movdqa %xmm8, %xmm9 /* g0s_1 */
+	pxor %xmm14, %xmm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm5, %xmm9 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm9, %xmm5 /* g0lg_1 */
+	pslld $2, %xmm5 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm9 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm9, %xmm5 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm3, %xmm8 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm5, %xmm8 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 528(%rsp), %xmm8 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	movd 4(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
+	movdqa %xmm12, %xmm5 /* g1x2.2 */
+	pxor %xmm15, %xmm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm5 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm13, %xmm5 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm5, %xmm3 /* g1t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	psrlw $4, %xmm5 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm5, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pxor %xmm3, %xmm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g1s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm5 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	pxor %xmm3, %xmm5 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm5, %xmm3 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	movdqa %xmm5, %xmm9 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	movdqa %xmm5, %xmm14 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm12, 528(%rsp) /* spill g1x2.2 */
+	movdqa %xmm5, %xmm12 /* g1s_1 */
+	pxor %xmm9, %xmm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	pxor %xmm14, %xmm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	movdqa %xmm12, %xmm9 /* g1lg_1 */
+	pslld $2, %xmm9 /* g1lr2_1_l = shl(g1lg_1) */
+	psrld $30, %xmm12 /* g1lr2_1_r = shr(g1lg_1) */
+	por %xmm12, %xmm9 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	pxor %xmm3, %xmm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm9, %xmm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 272(%rsp), %xmm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	movd 4(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
+	movdqa %xmm7, %xmm9 /* g2x2.2 */
+	pxor %xmm11, %xmm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm3, %xmm9 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
+	pxor %xmm6, %xmm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	movdqa %xmm9, %xmm3 /* g2t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	psrlw $4, %xmm9 /* g2t_1_sh = shr(g2t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm9, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	pxor %xmm3, %xmm12 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g2s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pxor %xmm3, %xmm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	movdqa %xmm9, %xmm3 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm9, %xmm12 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	movdqa %xmm9, %xmm14 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm7, 272(%rsp) /* spill g2x2.2 */
+	movdqa %xmm9, %xmm7 /* g2s_1 */
+	pxor %xmm12, %xmm7 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm14, %xmm7 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm7, %xmm12 /* g2lg_1 */
+	pslld $2, %xmm12 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm7 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm7, %xmm12 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pxor %xmm3, %xmm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	pxor %xmm12, %xmm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor 208(%rsp), %xmm9 /* g2x_1 = xor(g2l_1, g2x1.2) */
+	movd 4(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
+	movdqa 656(%rsp), %xmm7 /* reload g3x2.2 */
+	movdqa %xmm7, %xmm12 /* g3x2.2 */
+	pxor 464(%rsp), %xmm12 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm12 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm10, %xmm12 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm12, %xmm3 /* g3t_1 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	psrlw $4, %xmm12 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm12, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_1_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm12 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm12, %xmm3 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	movdqa %xmm12, %xmm14 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm12, %xmm7 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm7 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm10, 672(%rsp) /* spill g3x0.3 */
+	movdqa %xmm12, %xmm10 /* g3s_1 */
+	pxor %xmm14, %xmm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm7, %xmm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm10, %xmm7 /* g3lg_1 */
+	pslld $2, %xmm7 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm10 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm10, %xmm7 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm7, %xmm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 592(%rsp), %xmm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rkw_2 = bcast32() */
-	movdqa %xmm5, %xmm6 /* g0x3.2 */
-	pxor %xmm3, %xmm6 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm2, %xmm6 /* g0k_2 = xor(g0k_acc_2, rkw_2) */
-	pxor %xmm0, %xmm6 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm6, %xmm2 /* g0t_2 */
-	pand %xmm4, %xmm2 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm6 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm4, %xmm6 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm13, %xmm8 /* tbl_lo */
-	pshufb %xmm2, %xmm8 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm11, %xmm2 /* tbl_hi */
-	pshufb %xmm6, %xmm2 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm2, %xmm8 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm7, %xmm8 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm8 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm2 /* g0s_2_aes */
-	pand %xmm4, %xmm2 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm4, %xmm8 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm6 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm2 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm2, %xmm6 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm6, %xmm2 /* g0s_2 */
-	pshufb %xmm9, %xmm2 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm6, %xmm8 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm6, %xmm10 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm10 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm6, %xmm15 /* g0s_2 */
-	pxor %xmm8, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm10, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm8 /* g0lg_2 */
-	pslld $2, %xmm8 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm8 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm2, %xmm6 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm8, %xmm6 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor %xmm6, %xmm1 /* g0x_2 = xor(g0x2, g0l_2) */
+	movd 8(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
+	movdqa 336(%rsp), %xmm7 /* reload g0x3.2 */
+	movdqa %xmm7, %xmm10 /* g0x3.2 */
+	pxor 144(%rsp), %xmm10 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm10 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm8, %xmm10 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm10, %xmm3 /* g0t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm10 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm10, %xmm3 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa %xmm10, %xmm14 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm10, %xmm7 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm8, 208(%rsp) /* spill g0x1.3 */
+	movdqa %xmm10, %xmm8 /* g0s_2 */
+	pxor %xmm14, %xmm8 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm7, %xmm8 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm8, %xmm7 /* g0lg_2 */
+	pslld $2, %xmm7 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm8 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm8, %xmm7 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm7, %xmm10 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 400(%rsp), %xmm10 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movd 8(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
+	movdqa %xmm15, %xmm7 /* g1x3.2 */
+	pxor %xmm13, %xmm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm7 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm5, %xmm7 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm7, %xmm3 /* g1t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	psrlw $4, %xmm7 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* tbl_lo */
+	pshufb %xmm3, %xmm8 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm7, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm8 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm8 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm8 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm3 /* g1s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm7 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm7, %xmm3 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	movdqa %xmm7, %xmm8 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm7, %xmm14 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm15, 400(%rsp) /* spill g1x3.2 */
+	movdqa %xmm7, %xmm15 /* g1s_2 */
+	pxor %xmm8, %xmm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm14, %xmm15 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm15, %xmm8 /* g1lg_2 */
+	pslld $2, %xmm8 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm15 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm15, %xmm8 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm8, %xmm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 528(%rsp), %xmm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movd 8(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_10 = bcast32() */
+	movdqa %xmm11, %xmm8 /* g2x3.2 */
+	pxor %xmm6, %xmm8 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm3, %xmm8 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm9, %xmm8 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm8, %xmm3 /* g2t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	psrlw $4, %xmm8 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm8, %xmm3 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm3, %xmm14 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g2s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm3, %xmm8 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm8, %xmm3 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm8, %xmm14 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm14 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm8, %xmm15 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm15 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm11, 528(%rsp) /* spill g2x3.2 */
+	movdqa %xmm8, %xmm11 /* g2s_2 */
+	pxor %xmm14, %xmm11 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm15, %xmm11 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm11, %xmm14 /* g2lg_2 */
+	pslld $2, %xmm14 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm11 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm11, %xmm14 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm3, %xmm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm14, %xmm8 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 272(%rsp), %xmm8 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movd 8(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_11 = bcast32() */
+	movdqa 464(%rsp), %xmm11 /* reload g3x3.2 */
+	movdqa %xmm11, %xmm14 /* g3x3.2 */
+	pxor 672(%rsp), %xmm14 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm3, %xmm14 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm12, %xmm14 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm14, %xmm3 /* g3t_2 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	psrlw $4, %xmm14 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm14, %xmm3 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm3, %xmm15 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g3s_2_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm14 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm3, %xmm14 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm14, %xmm3 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	movdqa %xmm14, %xmm15 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm15 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm14, %xmm11 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm12, 592(%rsp) /* spill g3x1.3 */
+	movdqa %xmm14, %xmm12 /* g3s_2 */
+	pxor %xmm15, %xmm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm11, %xmm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm12, %xmm11 /* g3lg_2 */
+	pslld $2, %xmm11 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm12 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm12, %xmm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm3, %xmm14 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm11, %xmm14 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 656(%rsp), %xmm14 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rkw_3 = bcast32() */
-	movdqa %xmm3, %xmm6 /* g0x0.3 */
-	pxor %xmm0, %xmm6 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm2, %xmm6 /* g0k_3 = xor(g0k_acc_3, rkw_3) */
-	pxor %xmm1, %xmm6 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm6, %xmm2 /* g0t_3 */
-	pand %xmm4, %xmm2 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm6 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm4, %xmm6 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm13, %xmm8 /* tbl_lo */
-	pshufb %xmm2, %xmm8 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm11, %xmm2 /* tbl_hi */
-	pshufb %xmm6, %xmm2 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm2, %xmm8 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm7, %xmm8 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm8 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm2 /* g0s_3_aes */
-	pand %xmm4, %xmm2 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm4, %xmm8 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm6 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm2 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm2, %xmm6 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm6, %xmm2 /* g0s_3 */
-	pshufb %xmm9, %xmm2 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm6, %xmm8 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm8 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm6, %xmm10 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm6, %xmm15 /* g0s_3 */
-	pxor %xmm8, %xmm15 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm10, %xmm15 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm15, %xmm8 /* g0lg_3 */
-	pslld $2, %xmm8 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm15 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm15, %xmm8 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm2, %xmm6 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm8, %xmm6 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor %xmm6, %xmm5 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm8 /* rotl16 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movd 12(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_12 = bcast32() */
+	movdqa 144(%rsp), %xmm11 /* reload g0x0.3 */
+	movdqa %xmm11, %xmm12 /* g0x0.3 */
+	pxor 208(%rsp), %xmm12 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm3, %xmm12 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm10, %xmm12 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm12, %xmm3 /* g0t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm12 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm12, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm3, %xmm15 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g0s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm3, %xmm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm12, %xmm3 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa %xmm12, %xmm15 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm12, %xmm11 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm10, 272(%rsp) /* spill g0x2.3 */
+	movdqa %xmm12, %xmm10 /* g0s_3 */
+	pxor %xmm15, %xmm10 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm11, %xmm10 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm10, %xmm11 /* g0lg_3 */
+	pslld $2, %xmm11 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm10 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm10, %xmm11 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm3, %xmm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm11, %xmm12 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 336(%rsp), %xmm12 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movd 12(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_13 = bcast32() */
+	movdqa %xmm13, %xmm10 /* g1x0.3 */
+	pxor %xmm5, %xmm10 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm3, %xmm10 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm7, %xmm10 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm10, %xmm3 /* g1t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	psrlw $4, %xmm10 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm3, %xmm11 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm10, %xmm3 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm3, %xmm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm3 /* g1s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm3 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm3, %xmm10 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm10, %xmm3 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	movdqa %xmm10, %xmm11 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm11 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm10, %xmm15 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm15 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm13, 336(%rsp) /* spill g1x0.3 */
+	movdqa %xmm10, %xmm13 /* g1s_3 */
+	pxor %xmm11, %xmm13 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm15, %xmm13 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm13, %xmm11 /* g1lg_3 */
+	pslld $2, %xmm11 /* g1lr2_3_l = shl(g1lg_3) */
+	psrld $30, %xmm13 /* g1lr2_3_r = shr(g1lg_3) */
+	por %xmm13, %xmm11 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm3, %xmm10 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm11, %xmm10 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 400(%rsp), %xmm10 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	movd 12(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_14 = bcast32() */
+	movdqa %xmm6, %xmm11 /* g2x0.3 */
+	pxor %xmm9, %xmm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm3, %xmm11 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm8, %xmm11 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm11, %xmm3 /* g2t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	psrlw $4, %xmm11 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm3, %xmm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm11, %xmm3 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pxor %xmm3, %xmm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	movdqa %xmm13, %xmm3 /* g2s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	pxor %xmm3, %xmm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm11, %xmm3 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	movdqa %xmm11, %xmm13 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	movdqa %xmm11, %xmm15 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm15 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm6, 720(%rsp) /* spill g2x0.3 */
+	movdqa %xmm11, %xmm6 /* g2s_3 */
+	pxor %xmm13, %xmm6 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm15, %xmm6 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm6, %xmm13 /* g2lg_3 */
+	pslld $2, %xmm13 /* g2lr2_3_l = shl(g2lg_3) */
+	psrld $30, %xmm6 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm6, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm3, %xmm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm13, %xmm11 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 528(%rsp), %xmm11 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	movd 12(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rkw_15 = bcast32() */
+	movdqa 672(%rsp), %xmm6 /* reload g3x0.3 */
+	movdqa %xmm6, %xmm13 /* g3x0.3 */
+	pxor 592(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	pxor %xmm3, %xmm13 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
+	pxor %xmm14, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	movdqa %xmm13, %xmm3 /* g3t_3 */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	psrlw $4, %xmm13 /* g3t_3_sh = shr(g3t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm3, %xmm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi */
+	pshufb %xmm13, %xmm3 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	pxor %xmm3, %xmm15 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* g3s_3_aes */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm4, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pxor %xmm3, %xmm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	movdqa %xmm13, %xmm3 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl24(%rip), %xmm3 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	movdqa %xmm13, %xmm15 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8(%rip), %xmm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm13, %xmm6 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_rotl16(%rip), %xmm6 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm14, 656(%rsp) /* spill g3x2.3 */
+	movdqa %xmm13, %xmm14 /* g3s_3 */
+	pxor %xmm15, %xmm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm6, %xmm14 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm14, %xmm6 /* g3lg_3 */
+	pslld $2, %xmm6 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm14 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm14, %xmm6 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pxor %xmm3, %xmm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	pxor %xmm6, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 464(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm13, 464(%rsp) /* spill g3x3.2 */
+	movdqa 272(%rsp), %xmm6 /* reload g0x2.3 */
+	movdqa 336(%rsp), %xmm13 /* reload g1x0.3 */
+	movdqa %xmm5, %xmm14 /* g1x1.3 */
+	movdqa %xmm9, %xmm5 /* g2x1.3 */
+	movdqa 144(%rsp), %xmm9 /* reload g0x0.3 */
+	movdqa %xmm10, %xmm15 /* g1x3.3 */
+	movdqa 208(%rsp), %xmm10 /* reload g0x1.3 */
+	movdqa %xmm7, %xmm0 /* g1x2.3 */
+	movdqa %xmm8, %xmm7 /* g2x2.3 */
+	movdqa %xmm12, %xmm8 /* g0x3.3 */
+	movdqa %xmm0, %xmm12 /* g1x2.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_ssse3_aesni_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm5, %xmm2 /* g0x3.2 */
-	punpckldq %xmm0, %xmm2 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm0, %xmm5 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	movdqa %xmm1, %xmm0 /* g0x2.2 */
-	punpckldq %xmm3, %xmm0 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	punpckhdq %xmm3, %xmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	movdqa %xmm2, %xmm3 /* tro0 */
-	punpckldq %xmm0, %xmm3 /* tro1 = unpacklo(tro0, tro0_2) */
-	punpckhdq %xmm0, %xmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm5, %xmm0 /* tro0_1 */
-	punpckldq %xmm1, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm1, %xmm5 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm3 /* outbe = lookup16(tro1, bswap32) */
-	movdqu (%rcx), %xmm1 /* msg = load() */
-	pxor %xmm1, %xmm3 /* ct = xor(outbe, msg) */
-	movdqu %xmm3, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	movdqu 16(%rcx), %xmm1 /* msg_1 = load() */
-	pxor %xmm1, %xmm2 /* ct_1 = xor(outbe_1, msg_1) */
-	movdqu %xmm2, 16(%rdx) /* store ct_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	movdqu 32(%rcx), %xmm1 /* msg_2 = load() */
-	pxor %xmm1, %xmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	movdqu %xmm0, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm5 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	movdqa %xmm8, %xmm0 /* g0x3.2 */
+	punpckldq %xmm10, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm10, %xmm8 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm6, %xmm1 /* g0x2.2 */
+	punpckldq %xmm9, %xmm1 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	punpckhdq %xmm9, %xmm6 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	movdqa %xmm0, %xmm2 /* tro0 */
+	punpckldq %xmm1, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
+	punpckhdq %xmm1, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	movdqa %xmm8, %xmm1 /* tro0_1 */
+	punpckldq %xmm6, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm6, %xmm8 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* outbe = lookup16(tro1, bswap32) */
+	movdqu (%rcx), %xmm3 /* msg = load() */
+	pxor %xmm3, %xmm2 /* ct = xor(outbe, msg) */
+	movdqu %xmm2, (%rdx) /* store ct */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
+	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
+	movdqu %xmm0, 16(%rdx) /* store ct_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
+	pxor %xmm0, %xmm1 /* ct_2 = xor(outbe_2, msg_2) */
+	movdqu %xmm1, 32(%rdx) /* store ct_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm8 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
-	pxor %xmm0, %xmm5 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm5, 48(%rdx) /* store ct_3 */
-	movdqa 0(%rsp), %xmm0 /* reload y_next */
+	pxor %xmm0, %xmm8 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm8, 48(%rdx) /* store ct_3 */
+	movdqa %xmm15, %xmm0 /* g1x3.2 */
+	punpckldq %xmm14, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm14, %xmm15 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	movdqa %xmm12, %xmm1 /* g1x2.2 */
+	punpckldq %xmm13, %xmm1 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	punpckhdq %xmm13, %xmm12 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	movdqa %xmm0, %xmm2 /* tro0_4 */
+	punpckldq %xmm1, %xmm2 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	punpckhdq %xmm1, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	movdqa %xmm15, %xmm1 /* tro0_5 */
+	punpckldq %xmm12, %xmm1 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	punpckhdq %xmm12, %xmm15 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
+	pxor %xmm3, %xmm2 /* ct_4 = xor(outbe_4, msg_4) */
+	movdqu %xmm2, 64(%rdx) /* store ct_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
+	pxor %xmm2, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm1 /* ct_6 = xor(outbe_6, msg_6) */
+	movdqu %xmm1, 96(%rdx) /* store ct_6 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm15 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm15 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm15, 112(%rdx) /* store ct_7 */
+	movdqa %xmm11, %xmm0 /* g2x3.2 */
+	punpckldq %xmm5, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm5, %xmm11 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm7, %xmm1 /* g2x2.2 */
+	punpckldq 720(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	punpckhdq 720(%rsp), %xmm7 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	movdqa %xmm0, %xmm2 /* tro0_8 */
+	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	movdqa %xmm11, %xmm1 /* tro0_9 */
+	punpckldq %xmm7, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm7, %xmm11 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
+	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
+	movdqu %xmm2, 128(%rdx) /* store ct_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
+	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	movdqu %xmm0, 144(%rdx) /* store ct_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
+	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
+	movdqu %xmm1, 160(%rdx) /* store ct_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm11 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
+	pxor %xmm0, %xmm11 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm11, 176(%rdx) /* store ct_11 */
+	movdqa 464(%rsp), %xmm0 /* reload g3x3.2 */
+	movdqa %xmm0, %xmm1 /* g3x3.2 */
+	punpckldq 592(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 592(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 656(%rsp), %xmm2 /* reload g3x2.2 */
+	movdqa %xmm2, %xmm3 /* g3x2.2 */
+	punpckldq 672(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 672(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	movdqa %xmm1, %xmm4 /* tro0_12 */
+	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	movdqa %xmm0, %xmm3 /* tro0_13 */
+	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
+	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	movdqu %xmm4, 192(%rdx) /* store ct_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
+	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
+	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
+	movdqu %xmm3, 224(%rdx) /* store ct_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_asm_9_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	movdqa 608(%rsp), %xmm0 /* reload y_next */
 	movdqu %xmm0, 64(%rsi) /* store y_next */
 	mov %rbp, %rsp
 	pop %rbp
@@ -3612,11 +8315,17 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_5_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key:
-	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
@@ -3624,11 +8333,23 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_5_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+.Lsm4_wordslice_ssse3_aesni_asm_5_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3642,29 +8363,11 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_5_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi:
-	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_hi_1:
-	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
-
-/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo:
-	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
-
-/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_5_tbl_lo_1:
-	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+.Lsm4_wordslice_ssse3_aesni_asm_5_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
@@ -3678,11 +8381,17 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_6_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key:
-	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
@@ -3690,11 +8399,23 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_6_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+.Lsm4_wordslice_ssse3_aesni_asm_6_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3708,29 +8429,11 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_6_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi:
-	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_hi_1:
-	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
-
-/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo:
-	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
-
-/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_6_tbl_lo_1:
-	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+.Lsm4_wordslice_ssse3_aesni_asm_6_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
@@ -3792,17 +8495,95 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_7_block_k_3:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key:
-	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
@@ -3810,11 +8591,23 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_7_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+.Lsm4_wordslice_ssse3_aesni_asm_7_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3828,29 +8621,11 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_7_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi:
-	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_hi_1:
-	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
-
-/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo:
-	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
-
-/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_7_tbl_lo_1:
-	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+.Lsm4_wordslice_ssse3_aesni_asm_7_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
@@ -3864,11 +8639,17 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_8_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key:
-	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
@@ -3876,11 +8657,23 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_8_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+.Lsm4_wordslice_ssse3_aesni_asm_8_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -3894,29 +8687,11 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_8_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi:
-	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_hi_1:
-	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
-
-/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo:
-	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
-
-/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_8_tbl_lo_1:
-	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+.Lsm4_wordslice_ssse3_aesni_asm_8_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
@@ -4008,17 +8783,95 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_9_block_k_3:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
+/* block_k_8: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_8:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00
+
+/* block_k_9: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_9:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00
+
+/* block_k_10: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_10:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00
+
+/* block_k_11: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_11:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00
+
+/* block_k_12: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_12:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00
+
+/* block_k_13: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_13:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
+
+/* block_k_14: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_14:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
+
+/* block_k_15: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_block_k_15:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
+
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key:
-	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
+/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
@@ -4026,11 +8879,23 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_9_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+.Lsm4_wordslice_ssse3_aesni_asm_9_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
+/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
@@ -4044,29 +8909,11 @@ sm4_wordslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_wordslice_ssse3_aesni_asm_9_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi:
-	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
-
-/* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_hi_1:
-	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
-
-/* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo:
-	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
-
-/* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_asm_9_tbl_lo_1:
-	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+.Lsm4_wordslice_ssse3_aesni_asm_9_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* word0_le: word 0 to native order, in every 32-bit lane */
 	.section .rodata

@@ -15,11 +15,11 @@
  * the S-box's latency.
  *
  * One pass of sm4_wordslice_ssse3_aesni_asm_batch encrypts (or, with the decryption round keys,
- * decrypts) 4 blocks = 64 bytes; its loop body is 4 rounds.
+ * decrypts) 16 blocks = 256 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 1,
+ * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
  *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
  *   sm4.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
@@ -33,7 +33,7 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS 4
+#define SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS 16
 #define SM4_WORDSLICE_SSSE3_AESNI_ASM_ROUNDS_PER_ITERATION 4
 _Static_assert(SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
@@ -74,7 +74,7 @@ static void sm4_wordslice_ssse3_aesni_asm_batch_xts(const uint8_t *rk, const uin
 }
 
 /* GCM's stitched form: the counter form's CTR and, beside it, GHASH of the batch
- * at `hashed` in 1 step(s) of 4 blocks chained in registers (gen/ir/stitch.py). */
+ * at `hashed` in 1 step(s) of 16 blocks chained in registers (gen/ir/stitch.py). */
 static void sm4_wordslice_ssse3_aesni_asm_batch_gcm(const uint8_t *rk, uint8_t *in, uint8_t *out, const uint8_t *src,
                                                     const uint8_t *table, const uint8_t *hashed)
 {
@@ -232,7 +232,7 @@ static int sm4_wordslice_ssse3_aesni_asm_gcm_xor(const sm4_key *key, const uint8
                                          size_t nblocks, uint8_t *y, const uint8_t *table, const uint8_t *hashed)
 {
     const sm4_direction dir = SM4_ENCRYPT;
-    return kc_run_gcm_batches(sm4_wordslice_ssse3_aesni_asm_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS, 4,
+    return kc_run_gcm_batches(sm4_wordslice_ssse3_aesni_asm_batch_gcm, (const uint8_t *)key->rk[dir], SM4_WORDSLICE_SSSE3_AESNI_ASM_BATCH_BLOCKS, 16,
                               16, counters, src, out, nblocks, y, table, hashed) == 0
                ? SM4_OK
                : SM4_ERR_LENGTH;

@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_encrypt_asm
@@ -19,7 +19,7 @@
 	.p2align 5
 ublock_register_ssse3_ublock128_128_encrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -38,85 +38,313 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_0_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_0_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_0_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_0_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_0_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_0_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_0_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_0_loop_r0:
-	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm2, %xmm11 /* k0 */
-	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm0 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm2, %xmm13 /* k0 */
+	pand %xmm8, %xmm13 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_0_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm11, %xmm13 /* sbox_hi */
+	pshufb %xmm2, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* k1 */
-	pand %xmm1, %xmm2 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm2, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm0 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm0 /* x0 */
+	pshufb %xmm10, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm2, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm2, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm2 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm0 /* k0_2 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* k1_2 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm1, %xmm3 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm3, %xmm0 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm0, %xmm1 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm1, %xmm0 /* x0_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm3, %xmm0 /* x1_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm0, %xmm1 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm1, %xmm0 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm3, %xmm1 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm1 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm3 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm9, %xmm0 /* k0_3 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm7 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm7, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm7, %xmm0 /* x1_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm7, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm13, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_0_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
+	movdqu 2048(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
+	movdqu 2112(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqa %xmm2, %xmm13 /* de */
+	punpcklqdq %xmm0, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm11, 16(%rdx) /* store out_hi */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm0 /* high_nibbles */
+	pandn %xmm2, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm13, 16(%rdx) /* store out_hi */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 32(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm1 /* high_nibbles */
+	pandn %xmm5, %xmm1 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm1, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm3, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm1, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm1 /* high_nibbles */
+	pandn %xmm7, %xmm1 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm1, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 80(%rdx) /* store out_hi_2 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm1, 96(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_asm, .-ublock_register_ssse3_ublock128_128_encrypt_asm
 
@@ -218,7 +446,7 @@ ublock_register_ssse3_ublock128_128_encrypt_one_block_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_decrypt_asm
@@ -227,7 +455,7 @@ ublock_register_ssse3_ublock128_128_encrypt_one_block_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_128_decrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -246,85 +474,313 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_hi(%rip), %xmm11 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_inv_lo(%rip), %xmm12 /* sbox_inv_lo = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_2_loop_r0:
-	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	pshufb %xmm7, %xmm2 /* pl = lookup16(k0, pl_mask) */
-	movdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	pshufb %xmm8, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm2 /* pl = lookup16(k0, pl_mask) */
+	pxor %xmm13, %xmm0 /* k1 = xor(g0x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm0 /* pr = lookup16(k1, pr_mask) */
 	pxor %xmm0, %xmm2 /* y0 = xor(pl, pr) */
-	movdqa %xmm2, %xmm11 /* y0 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm11, %xmm0 /* y1 = xor(pr, rot20) */
-	movdqa %xmm0, %xmm11 /* y1 */
-	pshufb %xmm4, %xmm11 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm11, %xmm2 /* y0_1 = xor(y0, rot8) */
-	movdqa %xmm2, %xmm11 /* y0_1 */
-	pshufb %xmm4, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm11, %xmm0 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm0, %xmm11 /* y1_1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
-	pxor %xmm11, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	movdqa %xmm2, %xmm14 /* y0 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm14 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm14, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm14 /* y1 */
+	pshufb %xmm10, %xmm14 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm14, %xmm2 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm2, %xmm14 /* y0_1 */
+	pshufb %xmm10, %xmm14 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm14, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm14 /* y1_1 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm14 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm14, %xmm2 /* y0_2 = xor(y0_1, rot4) */
 	pxor %xmm2, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
-	movdqa %xmm2, %xmm11 /* y0_2 */
-	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	movdqa %xmm2, %xmm14 /* y0_2 */
+	pand %xmm8, %xmm14 /* s0_lo = and(y0_2, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(y0_2) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_inv_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_inv_lo */
+	pshufb %xmm14, %xmm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm11, %xmm14 /* sbox_inv_hi */
+	pshufb %xmm2, %xmm14 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm14, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* y1_2 */
-	pand %xmm1, %xmm2 /* s1_lo = and(y1_2, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(y1_2, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_inv_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm12, %xmm14 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm14 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_inv_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm14 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(k0_1, pl_mask) */
+	pxor %xmm13, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm1 /* pr_1 = lookup16(k1_1, pr_mask) */
+	pxor %xmm1, %xmm5 /* y0_3 = xor(pl_1, pr_1) */
+	movdqa %xmm5, %xmm0 /* y0_3 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(y0_3, rotl24) */
+	pxor %xmm0, %xmm1 /* y1_3 = xor(pr_1, rot20_1) */
+	movdqa %xmm1, %xmm0 /* y1_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(y1_3, rotl48) */
+	pxor %xmm0, %xmm5 /* y0_4 = xor(y0_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* y0_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(y0_4, rotl48) */
+	pxor %xmm0, %xmm1 /* y1_4 = xor(y1_3, rot8_3) */
+	movdqa %xmm1, %xmm0 /* y1_4 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(y1_4, rotl56) */
+	pxor %xmm0, %xmm5 /* y0_5 = xor(y0_4, rot4_1) */
+	pxor %xmm5, %xmm1 /* y1_5 = xor(y1_4, y0_5) */
+	movdqa %xmm5, %xmm0 /* y0_5 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(y0_5) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* y1_5 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(y1_5) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_2 = lookup16(k0_2, pl_mask) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm9 /* pl_3 = lookup16(k0_3, pl_mask) */
+	pxor %xmm13, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm4 /* pr_2 = lookup16(k1_2, pr_mask) */
+	pxor %xmm4, %xmm7 /* y0_6 = xor(pl_2, pr_2) */
+	pxor %xmm13, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm6 /* pr_3 = lookup16(k1_3, pr_mask) */
+	pxor %xmm6, %xmm9 /* y0_9 = xor(pl_3, pr_3) */
+	movdqa %xmm7, %xmm0 /* y0_6 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(y0_6, rotl24) */
+	pxor %xmm0, %xmm4 /* y1_6 = xor(pr_2, rot20_2) */
+	movdqa %xmm9, %xmm0 /* y0_9 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(y0_9, rotl24) */
+	pxor %xmm0, %xmm6 /* y1_9 = xor(pr_3, rot20_3) */
+	movdqa %xmm4, %xmm0 /* y1_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(y1_6, rotl48) */
+	pxor %xmm0, %xmm7 /* y0_7 = xor(y0_6, rot8_4) */
+	movdqa %xmm7, %xmm0 /* y0_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(y0_7, rotl48) */
+	pxor %xmm0, %xmm4 /* y1_7 = xor(y1_6, rot8_5) */
+	movdqa %xmm4, %xmm0 /* y1_7 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(y1_7, rotl56) */
+	pxor %xmm0, %xmm7 /* y0_8 = xor(y0_7, rot4_2) */
+	pxor %xmm7, %xmm4 /* y1_8 = xor(y1_7, y0_8) */
+	movdqa %xmm7, %xmm0 /* y0_8 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(y0_8) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* y1_8 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(y1_8) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	movdqa %xmm6, %xmm0 /* y1_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(y1_9, rotl48) */
+	pxor %xmm0, %xmm9 /* y0_10 = xor(y0_9, rot8_6) */
+	movdqa %xmm9, %xmm0 /* y0_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(y0_10, rotl48) */
+	pxor %xmm0, %xmm6 /* y1_10 = xor(y1_9, rot8_7) */
+	movdqa %xmm6, %xmm0 /* y1_10 */
+	pshufb .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(y1_10, rotl56) */
+	pxor %xmm0, %xmm9 /* y0_11 = xor(y0_10, rot4_3) */
+	pxor %xmm9, %xmm6 /* y1_11 = xor(y1_10, y0_11) */
+	movdqa %xmm9, %xmm0 /* y0_11 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(y0_11) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* y1_11 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(y1_11) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	movdqa %xmm14, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_2_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0_3 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu 2048(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0_12 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm2 /* de = lookup16(y0_12, deinterleave) */
+	movdqu 2112(%rdi), %xmm13 /* rk1_1 = load() */
+	pxor %xmm13, %xmm0 /* y1_12 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	movdqa %xmm2, %xmm14 /* de */
+	punpcklqdq %xmm0, %xmm14 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm14, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm14 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm15 /* high_nibbles = const() */
+	movdqa %xmm15, %xmm8 /* high_nibbles */
+	pandn %xmm2, %xmm8 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm8, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm11, 16(%rdx) /* store out_hi */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm15, %xmm0 /* high_nibbles */
+	pandn %xmm2, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm14 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm14, 16(%rdx) /* store out_hi */
+	pxor %xmm3, %xmm5 /* y0_13 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_13, deinterleave) */
+	pxor %xmm13, %xmm1 /* y1_13 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm15, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 32(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm15, %xmm1 /* high_nibbles */
+	pandn %xmm5, %xmm1 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm1, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm3, %xmm7 /* y0_14 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_14, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_15 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_15, deinterleave) */
+	pxor %xmm13, %xmm4 /* y1_14 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_14, deinterleave) */
+	pxor %xmm13, %xmm6 /* y1_15 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_15, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm15, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm1, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm15, %xmm1 /* high_nibbles */
+	pandn %xmm7, %xmm1 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm1, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 80(%rdx) /* store out_hi_2 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm15, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm1, 96(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm15 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm15, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
 	ret
 	.size ublock_register_ssse3_ublock128_128_decrypt_asm, .-ublock_register_ssse3_ublock128_128_decrypt_asm
 
@@ -427,7 +883,7 @@ ublock_register_ssse3_ublock128_128_decrypt_one_block_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_ctr_xor_asm
@@ -445,133 +901,451 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_4_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
 	paddb .Lublock_register_ssse3_asm_4_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_4_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_1(%rip), %xmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm5 /* ctr_last */
+	paddw %xmm3, %xmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_2(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm6 /* ctr_last */
+	paddw %xmm3, %xmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm7 /* ctr_last */
+	paddw %xmm3, %xmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_4(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm3, %xmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_5(%rip), %xmm3 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm3, %xmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_4_block_k_6(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	paddb .Lublock_register_ssse3_asm_4_block_k_7(%rip), %xmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm3, %xmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	paddw %xmm2, %xmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
 	pand .Lublock_register_ssse3_asm_4_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 	movdqa %xmm4, %xmm3 /* ctr_sum */
 	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_4_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
-	movdqa %xmm5, %xmm6 /* carry_mask_table */
-	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa .Lublock_register_ssse3_asm_4_carry_mask_table(%rip), %xmm11 /* carry_mask_table = const() */
+	movdqa %xmm11, %xmm12 /* carry_mask_table */
+	pshufb %xmm3, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	movdqa %xmm2, %xmm3 /* ctr_w_open */
-	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm6, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pand %xmm12, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm12 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm12, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
 	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
-	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm3, %xmm0 /* blk */
-	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm2, %xmm3 /* blk_1 */
-	pand %xmm1, %xmm3 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm4, %xmm3 /* even = or(even_b, even_a) */
-	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
-	pand %xmm1, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm3, %xmm0 /* even */
-	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm11, %xmm12 /* carry_mask_table */
+	pshufb %xmm4, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm2, %xmm4 /* ctr_w_open */
+	pand %xmm12, %xmm4 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm12 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm12, %xmm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm5, %xmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm3, %xmm5 /* blk */
+	psrlw $4, %xmm5 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm5, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm3, %xmm5 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm4, %xmm3 /* blk_1 */
+	pand %xmm12, %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm13, %xmm3 /* even = or(even_b, even_a) */
+	psllw $4, %xmm4 /* hi_sh = shl(blk_1) */
+	pand %xmm12, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm5, %xmm4 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm3, %xmm5 /* even */
+	punpcklbw %xmm4, %xmm5 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm4, %xmm3 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm6, %xmm4 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm4, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm2, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm13, %xmm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm6, %xmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_3 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm6, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm2, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm13, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm7, %xmm6 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm4, %xmm7 /* blk_2 */
+	psrlw $4, %xmm7 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm7, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm6, %xmm4 /* blk_3 */
+	pand %xmm12, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm13, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm6 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm12, %xmm6 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm4, %xmm7 /* even_1 */
+	punpcklbw %xmm6, %xmm7 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm6, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm6, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm2, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm13 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm13, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm8, %xmm6 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_5 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm8, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm2, %xmm8 /* ctr_w_open */
+	pand %xmm13, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm13, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm9, %xmm8 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm6, %xmm9 /* blk_4 */
+	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm9, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm12, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm8, %xmm6 /* blk_5 */
+	pand %xmm12, %xmm6 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm13, %xmm6 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm8 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm12, %xmm8 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm6, %xmm9 /* even_2 */
+	punpcklbw %xmm8, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm8, %xmm6 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm10, %xmm8 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm8, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_sum_7 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	pshufb %xmm8, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	movdqa %xmm2, %xmm8 /* ctr_w_open */
+	pand %xmm13, %xmm8 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm13, %xmm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm10, %xmm8 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm11, %xmm2 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm11, %xmm2 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm1, %xmm2 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm8, %xmm0 /* blk_6 */
+	psrlw $4, %xmm0 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm12, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm12, %xmm0 /* high_nibbles */
+	pandn %xmm8, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm2, %xmm8 /* blk_7 */
+	pand %xmm12, %xmm8 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm1, %xmm8 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm2 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm12, %xmm2 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm0, %xmm2 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm8, %xmm0 /* even_3 */
+	punpcklbw %xmm2, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm2, %xmm8 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm10 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_4_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm3 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm0, %xmm11 /* k0 */
-	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
-	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm3, %xmm0 /* k1 */
-	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm11, %xmm5 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm5, %xmm13 /* k0 */
+	pand %xmm1, %xmm13 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm10, %xmm13 /* sbox_hi */
+	pshufb %xmm5, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm3, %xmm5 /* k1 */
+	pand %xmm1, %xmm5 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm3 /* g0x1.3 */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm5, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm10, %xmm5 /* sbox_hi */
+	pshufb %xmm3, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm5, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm3 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm3, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm3 /* x0 */
+	pshufb %xmm2, %xmm3 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm3, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm3 /* x1_1 */
+	pshufb %xmm2, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm3, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm3 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm3, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm7 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm7, %xmm3 /* k0_1 */
+	pand %xmm1, %xmm3 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm1, %xmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm3, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm7, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm3, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm4, %xmm3 /* k1_1 */
+	pand %xmm1, %xmm3 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm1, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm3, %xmm7 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm4, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm3, %xmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm5, %xmm7 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm7, %xmm3 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm3, %xmm5 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm5, %xmm3 /* x0_3 */
+	pshufb %xmm2, %xmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm3, %xmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm7, %xmm3 /* x1_4 */
+	pshufb %xmm2, %xmm3 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm3, %xmm5 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm5, %xmm3 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm3, %xmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm7, %xmm5 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm9 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm0 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm6 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm8 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm9, %xmm3 /* k0_2 */
+	pand %xmm1, %xmm3 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm1, %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm3, %xmm4 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm9, %xmm3 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm3, %xmm4 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm6, %xmm3 /* k1_2 */
+	pand %xmm1, %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm1, %xmm6 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm9 /* sbox_lo */
+	pshufb %xmm3, %xmm9 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm6, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm3, %xmm9 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm4, %xmm9 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm9, %xmm3 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm3, %xmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm4, %xmm3 /* x0_6 */
+	pshufb %xmm2, %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm3, %xmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm9, %xmm3 /* x1_7 */
+	pshufb %xmm2, %xmm3 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm3, %xmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm4, %xmm3 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm3, %xmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm9, %xmm4 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm0, %xmm3 /* k0_3 */
+	pand %xmm1, %xmm3 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm1, %xmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm6 /* sbox_lo */
+	pshufb %xmm3, %xmm6 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm0, %xmm3 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm3, %xmm6 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm8, %xmm0 /* k1_3 */
+	pand %xmm1, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm8 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm1, %xmm8 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm10, %xmm0 /* sbox_hi */
+	pshufb %xmm8, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm3 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm6, %xmm3 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm3, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm6, %xmm0 /* x0_9 */
+	pshufb %xmm2, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm3, %xmm0 /* x1_10 */
+	pshufb %xmm2, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm6, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm3, %xmm6 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm3 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm6, %xmm0 /* g3x0.3 */
+	movdqa %xmm9, %xmm6 /* g2x1.3 */
+	movdqa %xmm3, %xmm8 /* g3x1.3 */
+	movdqa %xmm13, %xmm3 /* g0x1.3 */
+	movdqa %xmm4, %xmm9 /* g2x0.3 */
+	movdqa %xmm7, %xmm4 /* g1x1.3 */
+	movdqa %xmm5, %xmm7 /* g1x0.3 */
+	movdqa %xmm15, %xmm5 /* g0x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_4_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pxor %xmm11, %xmm5 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm5 /* de = lookup16(y0, deinterleave) */
+	movdqu 2112(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm3 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm3 /* even_1 */
-	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
-	pand %xmm1, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm1, %xmm12 /* high_nibbles */
-	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqa %xmm5, %xmm13 /* de */
+	punpcklqdq %xmm3, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm5 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm3 /* even_4 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm5, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm5 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm5, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm5 /* msg = load() */
+	pxor %xmm5, %xmm3 /* ct = xor(out_lo, msg) */
 	movdqu %xmm3, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
+	pxor %xmm3, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm11, %xmm7 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm7 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm7, %xmm3 /* de_2 */
+	punpcklqdq %xmm4, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm4, %xmm7 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm3, %xmm4 /* even_5 */
+	psllw $4, %xmm4 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm7, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm7 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm7, %xmm5 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm5, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 32(%rcx), %xmm5 /* msg_2 = load() */
+	pxor %xmm5, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm4, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
+	pxor %xmm4, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm3, 48(%rdx) /* store ct_3 */
+	pxor %xmm11, %xmm9 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm11, %xmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm6 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm8 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm8 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm9, %xmm3 /* de_4 */
+	punpcklqdq %xmm6, %xmm3 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm6, %xmm9 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm3, %xmm4 /* even_6 */
+	psllw $4, %xmm4 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm9, %xmm5 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm5, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm9, %xmm5 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm5, %xmm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm5 /* msg_4 = load() */
+	pxor %xmm5, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm4, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm4 /* msg_5 = load() */
+	pxor %xmm4, %xmm3 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm3, 80(%rdx) /* store ct_5 */
+	movdqa %xmm0, %xmm3 /* de_6 */
+	punpcklqdq %xmm8, %xmm3 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm8, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm3, %xmm4 /* even_7 */
+	psllw $4, %xmm4 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm0, %xmm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm5, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm0 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm0, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm3 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm4, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm3 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm3, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_128_ctr_xor_asm, .-ublock_register_ssse3_ublock128_128_ctr_xor_asm
 
@@ -581,7 +1355,7 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_encrypt_xor_asm
@@ -590,7 +1364,7 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -609,89 +1383,329 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_5_loop_r0:
-	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm2, %xmm11 /* k0 */
-	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm0 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm2, %xmm13 /* k0 */
+	pand %xmm8, %xmm13 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm11, %xmm13 /* sbox_hi */
+	pshufb %xmm2, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* k1 */
-	pand %xmm1, %xmm2 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm2, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm0 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm0 /* x0 */
+	pshufb %xmm10, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm2, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm2, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm2 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm0 /* k0_2 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* k1_2 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm1, %xmm3 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm3, %xmm0 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm0, %xmm1 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm1, %xmm0 /* x0_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm3, %xmm0 /* x1_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm0, %xmm1 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm1, %xmm0 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm3, %xmm1 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm1 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm3 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm9, %xmm0 /* k0_3 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm7 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm7, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm7, %xmm0 /* x1_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm7, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm13, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_5_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
+	movdqu 2048(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
+	movdqu 2112(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqa %xmm2, %xmm13 /* de */
+	punpcklqdq %xmm0, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm2 /* msg = load() */
 	pxor %xmm2, %xmm0 /* ct = xor(out_lo, msg) */
 	movdqu %xmm0, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	pxor %xmm0, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm2, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm1, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
+	pxor %xmm1, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pxor %xmm3, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm2, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	pxor %xmm2, %xmm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm1, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm1 /* msg_5 = load() */
+	pxor %xmm1, %xmm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 96(%rcx), %xmm2 /* msg_6 = load() */
+	pxor %xmm2, %xmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm1, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm1 /* msg_7 = load() */
+	pxor %xmm1, %xmm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm0, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_xor_asm, .-ublock_register_ssse3_ublock128_128_encrypt_xor_asm
 
@@ -700,7 +1714,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_encrypt_asm
@@ -709,7 +1723,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_256_encrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -728,85 +1742,313 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_6_loop_r0:
-	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm2, %xmm11 /* k0 */
-	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm0 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm2, %xmm13 /* k0 */
+	pand %xmm8, %xmm13 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm11, %xmm13 /* sbox_hi */
+	pshufb %xmm2, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* k1 */
-	pand %xmm1, %xmm2 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm2, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm0 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm0 /* x0 */
+	pshufb %xmm10, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm2, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm2, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm2 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm0 /* k0_2 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* k1_2 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm1, %xmm3 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm3, %xmm0 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm0, %xmm1 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm1, %xmm0 /* x0_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm3, %xmm0 /* x1_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm0, %xmm1 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm1, %xmm0 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm3, %xmm1 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm1 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm3 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm9, %xmm0 /* k0_3 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm7 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm7, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm7, %xmm0 /* x1_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm7, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_mask(%rip), %xmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm13, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_6_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
+	movdqu 3072(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
+	movdqu 3136(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqa %xmm2, %xmm13 /* de */
+	punpcklqdq %xmm0, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm11, 16(%rdx) /* store out_hi */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm0 /* high_nibbles */
+	pandn %xmm2, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm13, 16(%rdx) /* store out_hi */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 32(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm1 /* high_nibbles */
+	pandn %xmm5, %xmm1 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm1, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm3, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm1, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm1 /* high_nibbles */
+	pandn %xmm7, %xmm1 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm1, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 80(%rdx) /* store out_hi_2 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm1, 96(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_asm, .-ublock_register_ssse3_ublock128_256_encrypt_asm
 
@@ -908,7 +2150,7 @@ ublock_register_ssse3_ublock128_256_encrypt_one_block_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_decrypt_asm
@@ -917,7 +2159,7 @@ ublock_register_ssse3_ublock128_256_encrypt_one_block_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_256_decrypt_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -936,85 +2178,313 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_hi(%rip), %xmm11 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_inv_lo(%rip), %xmm12 /* sbox_inv_lo = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_8_loop_r0:
-	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	pshufb %xmm7, %xmm2 /* pl = lookup16(k0, pl_mask) */
-	movdqu 64(%rdi,%rcx), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	pshufb %xmm8, %xmm0 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm2 /* pl = lookup16(k0, pl_mask) */
+	pxor %xmm13, %xmm0 /* k1 = xor(g0x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm0 /* pr = lookup16(k1, pr_mask) */
 	pxor %xmm0, %xmm2 /* y0 = xor(pl, pr) */
-	movdqa %xmm2, %xmm11 /* y0 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm11, %xmm0 /* y1 = xor(pr, rot20) */
-	movdqa %xmm0, %xmm11 /* y1 */
-	pshufb %xmm4, %xmm11 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm11, %xmm2 /* y0_1 = xor(y0, rot8) */
-	movdqa %xmm2, %xmm11 /* y0_1 */
-	pshufb %xmm4, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm11, %xmm0 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm0, %xmm11 /* y1_1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
-	pxor %xmm11, %xmm2 /* y0_2 = xor(y0_1, rot4) */
+	movdqa %xmm2, %xmm14 /* y0 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm14 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm14, %xmm0 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm14 /* y1 */
+	pshufb %xmm10, %xmm14 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm14, %xmm2 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm2, %xmm14 /* y0_1 */
+	pshufb %xmm10, %xmm14 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm14, %xmm0 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm0, %xmm14 /* y1_1 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm14 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm14, %xmm2 /* y0_2 = xor(y0_1, rot4) */
 	pxor %xmm2, %xmm0 /* y1_2 = xor(y1_1, y0_2) */
-	movdqa %xmm2, %xmm11 /* y0_2 */
-	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	movdqa %xmm2, %xmm14 /* y0_2 */
+	pand %xmm8, %xmm14 /* s0_lo = and(y0_2, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(y0_2) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_inv_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_inv_lo */
+	pshufb %xmm14, %xmm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm11, %xmm14 /* sbox_inv_hi */
+	pshufb %xmm2, %xmm14 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm14, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* y1_2 */
-	pand %xmm1, %xmm2 /* s1_lo = and(y1_2, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(y1_2, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_inv_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm12, %xmm14 /* sbox_inv_lo */
+	pshufb %xmm2, %xmm14 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_inv_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm14 /* s1 = or(s1_l, s1_h) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(k0_1, pl_mask) */
+	pxor %xmm13, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm1 /* pr_1 = lookup16(k1_1, pr_mask) */
+	pxor %xmm1, %xmm5 /* y0_3 = xor(pl_1, pr_1) */
+	movdqa %xmm5, %xmm0 /* y0_3 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(y0_3, rotl24) */
+	pxor %xmm0, %xmm1 /* y1_3 = xor(pr_1, rot20_1) */
+	movdqa %xmm1, %xmm0 /* y1_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(y1_3, rotl48) */
+	pxor %xmm0, %xmm5 /* y0_4 = xor(y0_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* y0_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(y0_4, rotl48) */
+	pxor %xmm0, %xmm1 /* y1_4 = xor(y1_3, rot8_3) */
+	movdqa %xmm1, %xmm0 /* y1_4 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(y1_4, rotl56) */
+	pxor %xmm0, %xmm5 /* y0_5 = xor(y0_4, rot4_1) */
+	pxor %xmm5, %xmm1 /* y1_5 = xor(y1_4, y0_5) */
+	movdqa %xmm5, %xmm0 /* y0_5 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(y0_5) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* y1_5 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(y1_5) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm7 /* pl_2 = lookup16(k0_2, pl_mask) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_mask(%rip), %xmm9 /* pl_3 = lookup16(k0_3, pl_mask) */
+	pxor %xmm13, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm4 /* pr_2 = lookup16(k1_2, pr_mask) */
+	pxor %xmm4, %xmm7 /* y0_6 = xor(pl_2, pr_2) */
+	pxor %xmm13, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_mask(%rip), %xmm6 /* pr_3 = lookup16(k1_3, pr_mask) */
+	pxor %xmm6, %xmm9 /* y0_9 = xor(pl_3, pr_3) */
+	movdqa %xmm7, %xmm0 /* y0_6 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(y0_6, rotl24) */
+	pxor %xmm0, %xmm4 /* y1_6 = xor(pr_2, rot20_2) */
+	movdqa %xmm9, %xmm0 /* y0_9 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(y0_9, rotl24) */
+	pxor %xmm0, %xmm6 /* y1_9 = xor(pr_3, rot20_3) */
+	movdqa %xmm4, %xmm0 /* y1_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(y1_6, rotl48) */
+	pxor %xmm0, %xmm7 /* y0_7 = xor(y0_6, rot8_4) */
+	movdqa %xmm7, %xmm0 /* y0_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(y0_7, rotl48) */
+	pxor %xmm0, %xmm4 /* y1_7 = xor(y1_6, rot8_5) */
+	movdqa %xmm4, %xmm0 /* y1_7 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(y1_7, rotl56) */
+	pxor %xmm0, %xmm7 /* y0_8 = xor(y0_7, rot4_2) */
+	pxor %xmm7, %xmm4 /* y1_8 = xor(y1_7, y0_8) */
+	movdqa %xmm7, %xmm0 /* y0_8 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(y0_8, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(y0_8) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* y1_8 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(y1_8, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(y1_8) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	movdqa %xmm6, %xmm0 /* y1_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(y1_9, rotl48) */
+	pxor %xmm0, %xmm9 /* y0_10 = xor(y0_9, rot8_6) */
+	movdqa %xmm9, %xmm0 /* y0_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(y0_10, rotl48) */
+	pxor %xmm0, %xmm6 /* y1_10 = xor(y1_9, rot8_7) */
+	movdqa %xmm6, %xmm0 /* y1_10 */
+	pshufb .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(y1_10, rotl56) */
+	pxor %xmm0, %xmm9 /* y0_11 = xor(y0_10, rot4_3) */
+	pxor %xmm9, %xmm6 /* y1_11 = xor(y1_10, y0_11) */
+	movdqa %xmm9, %xmm0 /* y0_11 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(y0_11) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* y1_11 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(y1_11) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	movdqa %xmm14, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_8_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0_3 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm2 /* de = lookup16(y0_3, deinterleave) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu 3072(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0_12 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm2 /* de = lookup16(y0_12, deinterleave) */
+	movdqu 3136(%rdi), %xmm13 /* rk1_1 = load() */
+	pxor %xmm13, %xmm0 /* y1_12 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1_12, deinterleave) */
+	movdqa %xmm2, %xmm14 /* de */
+	punpcklqdq %xmm0, %xmm14 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm14, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm14 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm15 /* high_nibbles = const() */
+	movdqa %xmm15, %xmm8 /* high_nibbles */
+	pandn %xmm2, %xmm8 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm8, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm11, 16(%rdx) /* store out_hi */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm15, %xmm0 /* high_nibbles */
+	pandn %xmm2, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm0, %xmm14 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm14, 16(%rdx) /* store out_hi */
+	pxor %xmm3, %xmm5 /* y0_13 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_13, deinterleave) */
+	pxor %xmm13, %xmm1 /* y1_13 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_13, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm15, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm1, 32(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm15, %xmm1 /* high_nibbles */
+	pandn %xmm5, %xmm1 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm1, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm3, %xmm7 /* y0_14 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_14, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_15 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_15, deinterleave) */
+	pxor %xmm13, %xmm4 /* y1_14 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_14, deinterleave) */
+	pxor %xmm13, %xmm6 /* y1_15 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_15, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm15, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm1, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm15, %xmm1 /* high_nibbles */
+	pandn %xmm7, %xmm1 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm1, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 80(%rdx) /* store out_hi_2 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm15, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm15, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm15, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm1, 96(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm15 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm15, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
 	ret
 	.size ublock_register_ssse3_ublock128_256_decrypt_asm, .-ublock_register_ssse3_ublock128_256_decrypt_asm
 
@@ -1117,7 +2587,7 @@ ublock_register_ssse3_ublock128_256_decrypt_one_block_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_ctr_xor_asm
@@ -1135,133 +2605,451 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_10_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
 	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm2 /* ctr_j_1 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	paddw %xmm2, %xmm1 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm5 /* ctr_last */
+	paddw %xmm3, %xmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_2(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm6 /* ctr_last */
+	paddw %xmm3, %xmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm7 /* ctr_last */
+	paddw %xmm3, %xmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_4(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm3, %xmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_5(%rip), %xmm3 /* ctr_j_5 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm3, %xmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_10_block_k_6(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_6) */
+	paddb .Lublock_register_ssse3_asm_10_block_k_7(%rip), %xmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm3, %xmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	paddw %xmm2, %xmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
 	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
 	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 	movdqa %xmm4, %xmm3 /* ctr_sum */
 	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
-	movdqa %xmm5, %xmm6 /* carry_mask_table */
-	pshufb %xmm3, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm11 /* carry_mask_table = const() */
+	movdqa %xmm11, %xmm12 /* carry_mask_table */
+	pshufb %xmm3, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm1, %xmm3 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	pshufb %xmm3, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm1 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
 	movdqa %xmm2, %xmm3 /* ctr_w_open */
-	pand %xmm6, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm6, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pand %xmm12, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm12 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm12, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
 	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
-	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm1, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm3, %xmm0 /* blk */
-	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm3, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm2, %xmm3 /* blk_1 */
-	pand %xmm1, %xmm3 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm4, %xmm3 /* even = or(even_b, even_a) */
-	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
-	pand %xmm1, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm3, %xmm0 /* even */
-	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_10_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm11, %xmm12 /* carry_mask_table */
+	pshufb %xmm4, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm2, %xmm4 /* ctr_w_open */
+	pand %xmm12, %xmm4 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm12 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm12, %xmm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm5, %xmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm3, %xmm5 /* blk */
+	psrlw $4, %xmm5 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm5, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm3, %xmm5 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm4, %xmm3 /* blk_1 */
+	pand %xmm12, %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm13, %xmm3 /* even = or(even_b, even_a) */
+	psllw $4, %xmm4 /* hi_sh = shl(blk_1) */
+	pand %xmm12, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm5, %xmm4 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm3, %xmm5 /* even */
+	punpcklbw %xmm4, %xmm5 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm4, %xmm3 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm6, %xmm4 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm4, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm2, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm13, %xmm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm6, %xmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_3 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm6, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm2, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm13, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm7, %xmm6 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm4, %xmm7 /* blk_2 */
+	psrlw $4, %xmm7 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm7, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm6, %xmm4 /* blk_3 */
+	pand %xmm12, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm13, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm6 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm12, %xmm6 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm4, %xmm7 /* even_1 */
+	punpcklbw %xmm6, %xmm7 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm6, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm6, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm2, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm13 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm13, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm8, %xmm6 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_5 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm8, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm2, %xmm8 /* ctr_w_open */
+	pand %xmm13, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm13, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm9, %xmm8 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm6, %xmm9 /* blk_4 */
+	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm9, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm12, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm8, %xmm6 /* blk_5 */
+	pand %xmm12, %xmm6 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm13, %xmm6 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm8 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm12, %xmm8 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm6, %xmm9 /* even_2 */
+	punpcklbw %xmm8, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm8, %xmm6 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm10, %xmm8 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm11, %xmm13 /* carry_mask_table */
+	pshufb %xmm8, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_sum_7 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	pshufb %xmm8, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	movdqa %xmm2, %xmm8 /* ctr_w_open */
+	pand %xmm13, %xmm8 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm13, %xmm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm10, %xmm8 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm11, %xmm2 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm11, %xmm2 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm1, %xmm2 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm8, %xmm0 /* blk_6 */
+	psrlw $4, %xmm0 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm12, %xmm1 /* high_nibbles */
+	pandn %xmm0, %xmm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm12, %xmm0 /* high_nibbles */
+	pandn %xmm8, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm2, %xmm8 /* blk_7 */
+	pand %xmm12, %xmm8 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm1, %xmm8 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm2 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm12, %xmm2 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm0, %xmm2 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm8, %xmm0 /* even_3 */
+	punpcklbw %xmm2, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm2, %xmm8 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_10_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm10 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_10_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm3 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm0, %xmm11 /* k0 */
-	pand %xmm2, %xmm11 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
-	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm3, %xmm0 /* k1 */
-	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pxor %xmm11, %xmm5 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm5, %xmm13 /* k0 */
+	pand %xmm1, %xmm13 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm10, %xmm13 /* sbox_hi */
+	pshufb %xmm5, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm3, %xmm5 /* k1 */
+	pand %xmm1, %xmm5 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm3 /* g0x1.3 */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm5, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm10, %xmm5 /* sbox_hi */
+	pshufb %xmm3, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm5, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm3 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm3, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm3 /* x0 */
+	pshufb %xmm2, %xmm3 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm3, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm3 /* x1_1 */
+	pshufb %xmm2, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm3, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm3 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm3, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm7 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm7, %xmm3 /* k0_1 */
+	pand %xmm1, %xmm3 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm1, %xmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm3, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm7, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm3, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm4, %xmm3 /* k1_1 */
+	pand %xmm1, %xmm3 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm1, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm3, %xmm7 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm4, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm3, %xmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm5, %xmm7 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm7, %xmm3 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm3, %xmm5 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm5, %xmm3 /* x0_3 */
+	pshufb %xmm2, %xmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm3, %xmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm7, %xmm3 /* x1_4 */
+	pshufb %xmm2, %xmm3 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm3, %xmm5 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm5, %xmm3 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm3, %xmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm7, %xmm5 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm9 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm11, %xmm0 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm6 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm8 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm9, %xmm3 /* k0_2 */
+	pand %xmm1, %xmm3 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm1, %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm3, %xmm4 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm9, %xmm3 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm3, %xmm4 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm6, %xmm3 /* k1_2 */
+	pand %xmm1, %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm1, %xmm6 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm9 /* sbox_lo */
+	pshufb %xmm3, %xmm9 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm6, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm3, %xmm9 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm4, %xmm9 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm9, %xmm3 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm3, %xmm4 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm4, %xmm3 /* x0_6 */
+	pshufb %xmm2, %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm3, %xmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm9, %xmm3 /* x1_7 */
+	pshufb %xmm2, %xmm3 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm3, %xmm4 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm4, %xmm3 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm3, %xmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm9, %xmm4 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm0, %xmm3 /* k0_3 */
+	pand %xmm1, %xmm3 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm1, %xmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm6 /* sbox_lo */
+	pshufb %xmm3, %xmm6 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm10, %xmm3 /* sbox_hi */
+	pshufb %xmm0, %xmm3 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm3, %xmm6 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm8, %xmm0 /* k1_3 */
+	pand %xmm1, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm8 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm1, %xmm8 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm10, %xmm0 /* sbox_hi */
+	pshufb %xmm8, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm3 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm6, %xmm3 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm3, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm6 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm6, %xmm0 /* x0_9 */
+	pshufb %xmm2, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm3, %xmm0 /* x1_10 */
+	pshufb %xmm2, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm6 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm6, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm3, %xmm6 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm3 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm6, %xmm0 /* g3x0.3 */
+	movdqa %xmm9, %xmm6 /* g2x1.3 */
+	movdqa %xmm3, %xmm8 /* g3x1.3 */
+	movdqa %xmm13, %xmm3 /* g0x1.3 */
+	movdqa %xmm4, %xmm9 /* g2x0.3 */
+	movdqa %xmm7, %xmm4 /* g1x1.3 */
+	movdqa %xmm5, %xmm7 /* g1x0.3 */
+	movdqa %xmm15, %xmm5 /* g0x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_10_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pxor %xmm11, %xmm5 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm5 /* de = lookup16(y0, deinterleave) */
+	movdqu 3136(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm3 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm3 /* even_1 */
-	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
-	pand %xmm1, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm1, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm1, %xmm12 /* high_nibbles */
-	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pandn %xmm0, %xmm1 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm1, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqa %xmm5, %xmm13 /* de */
+	punpcklqdq %xmm3, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm5 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm3 /* even_4 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm5, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm5 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm5, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm5 /* msg = load() */
+	pxor %xmm5, %xmm3 /* ct = xor(out_lo, msg) */
 	movdqu %xmm3, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
+	pxor %xmm3, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm11, %xmm7 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm7 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm7, %xmm3 /* de_2 */
+	punpcklqdq %xmm4, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm4, %xmm7 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm3, %xmm4 /* even_5 */
+	psllw $4, %xmm4 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm7, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm7 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm7, %xmm5 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm5, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 32(%rcx), %xmm5 /* msg_2 = load() */
+	pxor %xmm5, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm4, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
+	pxor %xmm4, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm3, 48(%rdx) /* store ct_3 */
+	pxor %xmm11, %xmm9 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm11, %xmm0 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm8 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm8 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm9, %xmm3 /* de_4 */
+	punpcklqdq %xmm6, %xmm3 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm6, %xmm9 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm3, %xmm4 /* even_6 */
+	psllw $4, %xmm4 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm9, %xmm5 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm5, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm9, %xmm5 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm5, %xmm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm5 /* msg_4 = load() */
+	pxor %xmm5, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm4, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm4 /* msg_5 = load() */
+	pxor %xmm4, %xmm3 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm3, 80(%rdx) /* store ct_5 */
+	movdqa %xmm0, %xmm3 /* de_6 */
+	punpcklqdq %xmm8, %xmm3 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm8, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm3, %xmm4 /* even_7 */
+	psllw $4, %xmm4 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm3 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm5 /* high_nibbles */
+	pandn %xmm0, %xmm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm5, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm0 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm0, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm3 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	pxor %xmm0, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm4, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm3 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm3, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_256_ctr_xor_asm, .-ublock_register_ssse3_ublock128_256_ctr_xor_asm
 
@@ -1271,7 +3059,7 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-12: vectors, as allocated (13 used)
+ *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_encrypt_xor_asm
@@ -1280,7 +3068,7 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	.p2align 5
 ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
@@ -1299,89 +3087,329 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm0, %xmm2 /* even */
 	punpcklbw %xmm1, %xmm2 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm0 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_11_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl48(%rip), %xmm4 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_11_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_11_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm7 /* pl_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm8 /* pr_mask = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqu 32(%rsi), %xmm1 /* blk_2 = load() */
+	movdqu 48(%rsi), %xmm4 /* blk_3 = load() */
+	movdqa %xmm1, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
+	movdqa %xmm3, %xmm6 /* high_nibbles */
+	pandn %xmm5, %xmm6 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm1 /* blk_3 */
+	pand %xmm3, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm6, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm3, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm1, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqu 64(%rsi), %xmm4 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm7, %xmm8 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm3, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm8, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm3, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqu 96(%rsi), %xmm6 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm6, %xmm9 /* blk_6 */
+	psrlw $4, %xmm9 /* lo_sh_3 = shr(blk_6) */
+	movdqa %xmm3, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm9 /* high_nibbles */
+	pandn %xmm6, %xmm9 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm3, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm9, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm9 /* even_3 */
+	punpcklbw %xmm8, %xmm9 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa .Lublock_register_ssse3_asm_11_low_nibbles(%rip), %xmm8 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_11_rotl48(%rip), %xmm10 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_11_loop_r0:
-	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm3 /* rk0 = load() */
+	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm2 /* k0 = xor(g0x0, rk0) */
-	movdqu 64(%rdi,%r8), %xmm11 /* rk1 = load() */
-	pxor %xmm11, %xmm0 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm2, %xmm11 /* k0 */
-	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm3, %xmm2 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm0 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm2, %xmm13 /* k0 */
+	pand %xmm8, %xmm13 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm2 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm12 /* sbox_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm11 /* sbox_hi */
-	pshufb %xmm2, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand %xmm8, %xmm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_11_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
+	movdqa %xmm14, %xmm15 /* sbox_lo */
+	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm11, %xmm13 /* sbox_hi */
+	pshufb %xmm2, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm2 /* k1 */
-	pand %xmm1, %xmm2 /* s1_lo = and(k1, low_nibbles) */
-	movdqa %xmm6, %xmm11 /* sbox_lo */
-	pshufb %xmm2, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pand %xmm8, %xmm2 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm0 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm5, %xmm2 /* sbox_hi */
+	pand %xmm8, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm14, %xmm13 /* sbox_lo */
+	pshufb %xmm2, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm11, %xmm2 /* sbox_hi */
 	pshufb %xmm0, %xmm2 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm2, %xmm11 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
-	movdqa %xmm11, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm4, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm11, %xmm0 /* x1_1 */
-	pshufb %xmm4, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm12, %xmm0 /* x0_1 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm11, %xmm0 /* g0x1.3 */
-	movdqa %xmm12, %xmm2 /* g0x0.3 */
+	por %xmm2, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
+	movdqa %xmm13, %xmm0 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm15 /* x0 = xor(s0, rot4) */
+	movdqa %xmm15, %xmm0 /* x0 */
+	pshufb %xmm10, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm13 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm0 /* x1_1 */
+	pshufb %xmm10, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm15 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm15, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm13 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm13, %xmm15 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm15 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm1 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
+	pand %xmm8, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm8, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1_1 */
+	pand %xmm8, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm8, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm2, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm0, %xmm2 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm2, %xmm0 /* x0_3 */
+	pshufb %xmm10, %xmm0 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_4 */
+	pshufb %xmm10, %xmm0 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm0, %xmm2 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm2, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm2 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm2 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm7 /* k0_2 = xor(g2x0, rk0) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm3, %xmm9 /* k0_3 = xor(g3x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm0 /* k0_2 */
+	pand %xmm8, %xmm0 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm8, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm7, %xmm0 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm0, %xmm1 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm0 /* k1_2 */
+	pand %xmm8, %xmm0 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm8, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm1, %xmm3 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm3, %xmm0 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm0 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm0, %xmm1 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm1, %xmm0 /* x0_6 */
+	pshufb %xmm10, %xmm0 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm3, %xmm0 /* x1_7 */
+	pshufb %xmm10, %xmm0 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm0, %xmm1 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm1, %xmm0 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm0 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm3, %xmm1 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm1 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm3 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm9, %xmm0 /* k0_3 */
+	pand %xmm8, %xmm0 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_3 = shr(k0_3) */
+	pand %xmm8, %xmm9 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm0, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm9, %xmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm0, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
+	pand %xmm8, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm0, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm8, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm7 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm7, %xmm0 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm10, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm7 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm7, %xmm0 /* x1_10 */
+	pshufb %xmm10, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_11_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
+	pxor %xmm0, %xmm7 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm7, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_11_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_11_pr_mask(%rip), %xmm7 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm13, %xmm0 /* g0x1.3 */
+	movdqa %xmm7, %xmm6 /* g3x1.3 */
+	movdqa %xmm1, %xmm7 /* g2x0.3 */
+	movdqa %xmm5, %xmm1 /* g1x1.3 */
+	movdqa %xmm2, %xmm5 /* g1x0.3 */
+	movdqa %xmm15, %xmm2 /* g0x0.3 */
+	movdqa %xmm4, %xmm9 /* g3x0.3 */
+	movdqa %xmm3, %xmm4 /* g2x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_11_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm2 /* y0 = xor(g0x0, rk0_1) */
+	movdqu 3072(%rdi), %xmm3 /* rk0_1 = load() */
+	pxor %xmm3, %xmm2 /* y0 = xor(g0x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm2 /* de = lookup16(y0, deinterleave) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm0 /* y1 = xor(g0x1, rk1_1) */
+	movdqu 3136(%rdi), %xmm12 /* rk1_1 = load() */
+	pxor %xmm12, %xmm0 /* y1 = xor(g0x1, rk1_1) */
 	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm2, %xmm11 /* de */
-	punpcklqdq %xmm0, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm2 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm0 /* even_1 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
-	pandn %xmm2, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm2 /* od_sh = shr(odd_1) */
-	pandn %xmm2, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqa %xmm2, %xmm13 /* de */
+	punpcklqdq %xmm0, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm2 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm0 /* even_4 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_11_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm2 /* od_sh = shr(odd_4) */
+	movdqa %xmm14, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm2 /* msg = load() */
 	pxor %xmm2, %xmm0 /* ct = xor(out_lo, msg) */
 	movdqu %xmm0, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm11, 16(%rdx) /* store ct_1 */
+	pxor %xmm0, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm13, 16(%rdx) /* store ct_1 */
+	pxor %xmm3, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm1 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm1, %xmm0 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm1, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm1 /* even_5 */
+	psllw $4, %xmm1 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_1_b = and(even_5, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm5, %xmm2 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm2, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm1 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm1, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
+	pxor %xmm1, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pxor %xmm3, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm3, %xmm9 /* y0_3 = xor(g3x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y0_3, deinterleave) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_11_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm0 /* de_4 */
+	punpcklqdq %xmm4, %xmm0 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm1 /* even_6 */
+	psllw $4, %xmm1 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm1 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm2, %xmm1 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm7, %xmm2 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm2, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	pxor %xmm2, %xmm1 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm1, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm1 /* msg_5 = load() */
+	pxor %xmm1, %xmm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm0, 80(%rdx) /* store ct_5 */
+	movdqa %xmm9, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm9 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm1 /* even_7 */
+	psllw $4, %xmm1 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm1 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm0 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm2 /* high_nibbles */
+	pandn %xmm9, %xmm2 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm2, %xmm1 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_7) */
+	pandn %xmm9, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm14, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 96(%rcx), %xmm2 /* msg_6 = load() */
+	pxor %xmm2, %xmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm1, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm1 /* msg_7 = load() */
+	pxor %xmm1, %xmm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm0, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_xor_asm, .-ublock_register_ssse3_ublock128_256_encrypt_xor_asm
 
@@ -1390,16 +3418,20 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 192 bytes (12 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_encrypt_asm
 	.hidden ublock_register_ssse3_ublock256_256_encrypt_asm
 	.type ublock_register_ssse3_ublock256_256_encrypt_asm, @function
 	.p2align 5
 ublock_register_ssse3_ublock256_256_encrypt_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
@@ -1435,160 +3467,674 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_12_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_12_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqu 64(%rsi), %xmm3 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqu 96(%rsi), %xmm7 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm3, %xmm9 /* blk_4 */
+	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm5, %xmm9 /* high_nibbles */
+	pandn %xmm3, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm7, %xmm3 /* blk_6 */
+	pand %xmm5, %xmm3 /* even_2_b = and(blk_6, high_nibbles) */
+	por %xmm10, %xmm3 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm7 /* hi_sh_2 = shl(blk_6) */
+	pand %xmm5, %xmm7 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm9, %xmm7 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm3, %xmm9 /* even_2 */
+	punpcklbw %xmm7, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm7, %xmm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm6, %xmm7 /* blk_5 */
+	psrlw $4, %xmm7 /* lo_sh_3 = shr(blk_5) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm7, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* odd_3_a = andnot(high_nibbles, blk_5) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm5, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm5, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm7, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm7 /* even_3 */
+	punpcklbw %xmm8, %xmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqu 128(%rsi), %xmm8 /* blk_8 = load() */
+	movdqu 144(%rsi), %xmm10 /* blk_9 = load() */
+	movdqu 160(%rsi), %xmm11 /* blk_10 = load() */
+	movdqu 176(%rsi), %xmm12 /* blk_11 = load() */
+	movdqa %xmm8, %xmm13 /* blk_8 */
+	psrlw $4, %xmm13 /* lo_sh_4 = shr(blk_8) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm13, %xmm14 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
+	movdqa %xmm5, %xmm13 /* high_nibbles */
+	pandn %xmm8, %xmm13 /* odd_4_a = andnot(high_nibbles, blk_8) */
+	movdqa %xmm11, %xmm8 /* blk_10 */
+	pand %xmm5, %xmm8 /* even_4_b = and(blk_10, high_nibbles) */
+	por %xmm14, %xmm8 /* even_4 = or(even_4_b, even_4_a) */
+	psllw $4, %xmm11 /* hi_sh_4 = shl(blk_10) */
+	pand %xmm5, %xmm11 /* odd_4_b = and(hi_sh_4, high_nibbles) */
+	por %xmm13, %xmm11 /* odd_4 = or(odd_4_b, odd_4_a) */
+	movdqa %xmm8, %xmm13 /* even_4 */
+	punpcklbw %xmm11, %xmm13 /* sp_8 = unpacklo(even_4, odd_4) */
+	punpckhbw %xmm11, %xmm8 /* sp_9 = unpackhi(even_4, odd_4) */
+	movdqa %xmm10, %xmm11 /* blk_9 */
+	psrlw $4, %xmm11 /* lo_sh_5 = shr(blk_9) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm11, %xmm14 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
+	movdqa %xmm5, %xmm11 /* high_nibbles */
+	pandn %xmm10, %xmm11 /* odd_5_a = andnot(high_nibbles, blk_9) */
+	movdqa %xmm12, %xmm10 /* blk_11 */
+	pand %xmm5, %xmm10 /* even_5_b = and(blk_11, high_nibbles) */
+	por %xmm14, %xmm10 /* even_5 = or(even_5_b, even_5_a) */
+	psllw $4, %xmm12 /* hi_sh_5 = shl(blk_11) */
+	pand %xmm5, %xmm12 /* odd_5_b = and(hi_sh_5, high_nibbles) */
+	por %xmm11, %xmm12 /* odd_5 = or(odd_5_b, odd_5_a) */
+	movdqa %xmm10, %xmm11 /* even_5 */
+	punpcklbw %xmm12, %xmm11 /* sp_10 = unpacklo(even_5, odd_5) */
+	punpckhbw %xmm12, %xmm10 /* sp_11 = unpackhi(even_5, odd_5) */
+	movdqu 192(%rsi), %xmm12 /* blk_12 = load() */
+	movdqu 208(%rsi), %xmm14 /* blk_13 = load() */
+	movdqu 224(%rsi), %xmm15 /* blk_14 = load() */
+	movdqa %xmm0, 0(%rsp) /* spill g0x0_1.1 */
+	movdqu 240(%rsi), %xmm0 /* blk_15 = load() */
+	movdqa %xmm1, 16(%rsp) /* spill g0x1_1.1 */
+	movdqa %xmm12, %xmm1 /* blk_12 */
+	psrlw $4, %xmm1 /* lo_sh_6 = shr(blk_12) */
+	movdqa %xmm2, 32(%rsp) /* spill g0x1_0.1 */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm12, %xmm1 /* odd_6_a = andnot(high_nibbles, blk_12) */
+	movdqa %xmm15, %xmm12 /* blk_14 */
+	pand %xmm5, %xmm12 /* even_6_b = and(blk_14, high_nibbles) */
+	por %xmm2, %xmm12 /* even_6 = or(even_6_b, even_6_a) */
+	psllw $4, %xmm15 /* hi_sh_6 = shl(blk_14) */
+	pand %xmm5, %xmm15 /* odd_6_b = and(hi_sh_6, high_nibbles) */
+	por %xmm1, %xmm15 /* odd_6 = or(odd_6_b, odd_6_a) */
+	movdqa %xmm12, %xmm1 /* even_6 */
+	punpcklbw %xmm15, %xmm1 /* sp_12 = unpacklo(even_6, odd_6) */
+	punpckhbw %xmm15, %xmm12 /* sp_13 = unpackhi(even_6, odd_6) */
+	movdqa %xmm14, %xmm2 /* blk_13 */
+	psrlw $4, %xmm2 /* lo_sh_7 = shr(blk_13) */
+	movdqa %xmm5, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm14, %xmm2 /* odd_7_a = andnot(high_nibbles, blk_13) */
+	movdqa %xmm0, %xmm14 /* blk_15 */
+	pand %xmm5, %xmm14 /* even_7_b = and(blk_15, high_nibbles) */
+	por %xmm15, %xmm14 /* even_7 = or(even_7_b, even_7_a) */
+	psllw $4, %xmm0 /* hi_sh_7 = shl(blk_15) */
+	pand %xmm5, %xmm0 /* odd_7_b = and(hi_sh_7, high_nibbles) */
+	por %xmm2, %xmm0 /* odd_7 = or(odd_7_b, odd_7_a) */
+	movdqa %xmm14, %xmm2 /* even_7 */
+	punpcklbw %xmm0, %xmm2 /* sp_14 = unpacklo(even_7, odd_7) */
+	punpckhbw %xmm0, %xmm14 /* sp_15 = unpackhi(even_7, odd_7) */
+	movdqa 0(%rsp), %xmm0 /* reload g0x0_1.2 */
+	movdqa 32(%rsp), %xmm5 /* reload g0x1_0.2 */
+	movdqa 16(%rsp), %xmm15 /* reload g0x1_1.2 */
+	movdqa %xmm13, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm8, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm10, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm12, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm2, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm14, 112(%rsp) /* spill g3x1_1.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_12_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm1 /* rk0 = load() */
+	movdqu 16(%rdi,%rcx), %xmm2 /* rk0_1 = load() */
+	movdqu 64(%rdi,%rcx), %xmm8 /* rk1 = load() */
+	movdqu 80(%rdi,%rcx), %xmm10 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%rcx), %xmm5 /* rk0_1 = load() */
-	pxor %xmm5, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%rcx), %xmm5 /* rk1 = load() */
-	pxor %xmm5, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%rcx), %xmm5 /* rk1_1 = load() */
-	pxor %xmm5, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm4, %xmm5 /* k0 */
-	pand %xmm3, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm1, %xmm4 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm2, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm8, %xmm5 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm10, %xmm15 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm4, %xmm11 /* k0 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm4 /* s0_sh = shr(k0) */
-	pand %xmm3, %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm4, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_12_sbox_lo(%rip), %xmm12 /* sbox_lo = const() */
+	movdqa %xmm12, %xmm13 /* sbox_lo */
+	pshufb %xmm11, %xmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa .Lublock_register_ssse3_asm_12_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
+	movdqa %xmm11, %xmm14 /* sbox_hi */
+	pshufb %xmm4, %xmm14 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm14, %xmm13 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm4 /* k0_1 */
-	pand %xmm3, %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_lo */
-	pshufb %xmm4, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm4 /* sbox_hi */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm14 /* sbox_lo */
+	pshufb %xmm4, %xmm14 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
 	pshufb %xmm0, %xmm4 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm4, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm2, %xmm0 /* k1 */
-	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm2 /* s1_sh = shr(k1) */
-	pand %xmm3, %xmm2 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm4 /* sbox_lo */
+	por %xmm4, %xmm14 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm5, %xmm0 /* k1 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm5 /* s1_sh = shr(k1) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm5 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_lo */
 	pshufb %xmm0, %xmm4 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm2, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm4 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm4 /* x1 = xor(s1, s0) */
-	movdqa %xmm1, %xmm0 /* k1_1 */
-	pand %xmm3, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	movdqa %xmm8, %xmm2 /* sbox_lo */
-	pshufb %xmm0, %xmm2 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm0, %xmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm5, %xmm2 /* x1_1 = xor(s1_1, s0_1) */
+	pxor %xmm13, %xmm4 /* x1 = xor(s1, s0) */
+	movdqa %xmm15, %xmm0 /* k1_1 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm15 /* s1_sh_1 = shr(k1_1) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm15 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm15, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm14, %xmm5 /* x1_1 = xor(s1_1, s0_1) */
 	movdqa %xmm4, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm2, %xmm0 /* x1_1 */
-	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm0, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm13 /* x0 = xor(s0, rot4) */
+	movdqa %xmm5, %xmm0 /* x1_1 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm14 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm13, %xmm0 /* x0 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm0 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm0, %xmm4 /* x1_2 = xor(x1, rot8) */
-	movdqa %xmm5, %xmm0 /* x0_1 */
-	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm2 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm14, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_3 = xor(x1_1, rot8_1) */
 	movdqa %xmm4, %xmm0 /* x1_2 */
-	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	movdqa %xmm2, %xmm0 /* x1_3 */
-	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm0, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm12, %xmm0 /* x0_2 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm13 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm14 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm13, %xmm0 /* x0_2 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
 	pxor %xmm0, %xmm4 /* x1_4 = xor(x1_2, rot20) */
-	movdqa %xmm5, %xmm0 /* x0_3 */
-	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm2 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm4, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa %xmm12, %xmm0 /* x0_4 */
-	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	movdqa %xmm5, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa %xmm4, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pxor %xmm4, %xmm13 /* x0_4 = xor(x0_2, x1_4) */
+	movdqa %xmm14, %xmm0 /* x0_3 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm5, %xmm14 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm13, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm13 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm14, %xmm15 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm15 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm15, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm14 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm13, %xmm14 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm4, %xmm13 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm13 /* pr_f = lookup16(x1_4, pr_front0) */
 	pshufb .Lublock_register_ssse3_asm_12_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	movdqa %xmm2, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm5, %xmm15 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm15 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm15, %xmm13 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm5 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm4, %xmm5 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm1, %xmm9 /* k0_2 = xor(g1x0_0, rk0) */
+	pxor %xmm2, %xmm3 /* k0_3 = xor(g1x0_1, rk0_1) */
+	pxor %xmm8, %xmm7 /* k1_2 = xor(g1x1_0, rk1) */
+	pxor %xmm10, %xmm6 /* k1_3 = xor(g1x1_1, rk1_1) */
+	movdqa %xmm9, %xmm4 /* k0_2 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm4, %xmm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm9, %xmm4 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm4, %xmm15 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm3, %xmm4 /* k0_3 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm3 /* s0_sh_3 = shr(k0_3) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm3 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_lo */
+	pshufb %xmm4, %xmm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm3, %xmm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm4, %xmm9 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm7, %xmm3 /* k1_2 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s1_sh_2 = shr(k1_2) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm7 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_lo */
+	pshufb %xmm3, %xmm4 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm3 /* sbox_hi */
+	pshufb %xmm7, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm3, %xmm4 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm15, %xmm4 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm6, %xmm3 /* k1_3 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm3 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_lo */
+	pshufb %xmm3, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	movdqa %xmm11, %xmm3 /* sbox_hi */
+	pshufb %xmm6, %xmm3 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm3, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm9, %xmm7 /* x1_7 = xor(s1_3, s0_3) */
+	movdqa %xmm4, %xmm3 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm3, %xmm15 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm7, %xmm3 /* x1_7 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm3 /* rot4_3 = lookup16(x1_7, rotl56) */
+	pxor %xmm3, %xmm9 /* x0_7 = xor(s0_3, rot4_3) */
+	movdqa %xmm15, %xmm3 /* x0_6 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm3, %xmm4 /* x1_8 = xor(x1_6, rot8_4) */
+	movdqa %xmm9, %xmm3 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm3 /* rot8_5 = lookup16(x0_7, rotl48) */
+	pxor %xmm3, %xmm7 /* x1_9 = xor(x1_7, rot8_5) */
+	movdqa %xmm4, %xmm3 /* x1_8 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm3 /* rot8_6 = lookup16(x1_8, rotl48) */
+	pxor %xmm3, %xmm15 /* x0_8 = xor(x0_6, rot8_6) */
+	movdqa %xmm7, %xmm3 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm3 /* rot8_7 = lookup16(x1_9, rotl48) */
+	pxor %xmm3, %xmm9 /* x0_9 = xor(x0_7, rot8_7) */
+	movdqa %xmm15, %xmm3 /* x0_8 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_8, rotl24) */
+	pxor %xmm3, %xmm4 /* x1_10 = xor(x1_8, rot20_2) */
+	pxor %xmm4, %xmm15 /* x0_10 = xor(x0_8, x1_10) */
+	movdqa %xmm9, %xmm3 /* x0_9 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm3 /* rot20_3 = lookup16(x0_9, rotl24) */
+	pxor %xmm3, %xmm7 /* x1_11 = xor(x1_9, rot20_3) */
+	pxor %xmm7, %xmm9 /* x0_11 = xor(x0_9, x1_11) */
+	movdqa %xmm15, %xmm3 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm3 /* pl_f_2 = lookup16(x0_10, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm15 /* pl_r_3 = lookup16(x0_10, pl_rear1) */
+	movdqa %xmm9, %xmm6 /* x0_11 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm6 /* pl_r_2 = lookup16(x0_11, pl_rear0) */
+	pxor %xmm6, %xmm3 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm9 /* pl_f_3 = lookup16(x0_11, pl_front1) */
+	pxor %xmm15, %xmm9 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	movdqa %xmm4, %xmm6 /* x1_10 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm6 /* pr_f_2 = lookup16(x1_10, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear1(%rip), %xmm4 /* pr_r_3 = lookup16(x1_10, pr_rear1) */
+	movdqa %xmm7, %xmm15 /* x1_11 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm15 /* pr_r_2 = lookup16(x1_11, pr_rear0) */
+	pxor %xmm15, %xmm6 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm7 /* pr_f_3 = lookup16(x1_11, pr_front1) */
+	pxor %xmm4, %xmm7 /* pr_3 = xor(pr_f_3, pr_r_3) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	movdqa %xmm1, %xmm4 /* rk0 */
+	pxor 16(%rsp), %xmm4 /* k0_4 = xor(rk0, g2x0_0.2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor 64(%rsp), %xmm1 /* k0_6 = xor(rk0, g3x0_0.2) */
+	movdqa %xmm2, %xmm15 /* rk0_1 */
+	pxor 32(%rsp), %xmm15 /* k0_5 = xor(rk0_1, g2x0_1.2) */
+	pxor 80(%rsp), %xmm2 /* k0_7 = xor(rk0_1, g3x0_1.2) */
+	movdqa %xmm7, 128(%rsp) /* spill g1x1_1.3 */
+	movdqa %xmm8, %xmm7 /* rk1 */
+	pxor 0(%rsp), %xmm7 /* k1_4 = xor(rk1, g2x1_0.2) */
+	pxor 96(%rsp), %xmm8 /* k1_6 = xor(rk1, g3x1_0.2) */
+	movdqa %xmm6, 144(%rsp) /* spill g1x1_0.3 */
+	movdqa %xmm10, %xmm6 /* rk1_1 */
+	pxor 48(%rsp), %xmm6 /* k1_5 = xor(rk1_1, g2x1_1.2) */
+	pxor 112(%rsp), %xmm10 /* k1_7 = xor(rk1_1, g3x1_1.2) */
+	movdqa %xmm9, 160(%rsp) /* spill g1x0_1.3 */
+	movdqa %xmm4, %xmm9 /* k0_4 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm9 /* s0_lo_4 = and(k0_4, low_nibbles) */
+	psrlw $4, %xmm4 /* s0_sh_4 = shr(k0_4) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_hi_4 = and(s0_sh_4, low_nibbles) */
+	movdqa %xmm3, 176(%rsp) /* spill g1x0_0.3 */
+	movdqa %xmm12, %xmm3 /* sbox_lo */
+	pshufb %xmm9, %xmm3 /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
+	movdqa %xmm11, %xmm9 /* sbox_hi */
+	pshufb %xmm4, %xmm9 /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
+	por %xmm9, %xmm3 /* s0_4 = or(s0_l_4, s0_h_4) */
+	movdqa %xmm15, %xmm4 /* k0_5 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s0_lo_5 = and(k0_5, low_nibbles) */
+	psrlw $4, %xmm15 /* s0_sh_5 = shr(k0_5) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm15 /* s0_hi_5 = and(s0_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_lo */
+	pshufb %xmm4, %xmm9 /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm15, %xmm4 /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
+	por %xmm4, %xmm9 /* s0_5 = or(s0_l_5, s0_h_5) */
+	movdqa %xmm7, %xmm4 /* k1_4 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s1_lo_4 = and(k1_4, low_nibbles) */
+	psrlw $4, %xmm7 /* s1_sh_4 = shr(k1_4) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm7 /* s1_hi_4 = and(s1_sh_4, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm4, %xmm15 /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm7, %xmm4 /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
+	por %xmm4, %xmm15 /* s1_4 = or(s1_l_4, s1_h_4) */
+	pxor %xmm3, %xmm15 /* x1_12 = xor(s1_4, s0_4) */
+	movdqa %xmm6, %xmm4 /* k1_5 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm4 /* s1_lo_5 = and(k1_5, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_5 = shr(k1_5) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm6 /* s1_hi_5 = and(s1_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_lo */
+	pshufb %xmm4, %xmm7 /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm6, %xmm4 /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
+	por %xmm4, %xmm7 /* s1_5 = or(s1_l_5, s1_h_5) */
+	pxor %xmm9, %xmm7 /* x1_13 = xor(s1_5, s0_5) */
+	movdqa %xmm15, %xmm4 /* x1_12 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm4 /* rot4_4 = lookup16(x1_12, rotl56) */
+	pxor %xmm4, %xmm3 /* x0_12 = xor(s0_4, rot4_4) */
+	movdqa %xmm7, %xmm4 /* x1_13 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm4 /* rot4_5 = lookup16(x1_13, rotl56) */
+	pxor %xmm4, %xmm9 /* x0_13 = xor(s0_5, rot4_5) */
+	movdqa %xmm3, %xmm4 /* x0_12 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm4 /* rot8_8 = lookup16(x0_12, rotl48) */
+	pxor %xmm4, %xmm15 /* x1_14 = xor(x1_12, rot8_8) */
+	movdqa %xmm9, %xmm4 /* x0_13 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm4 /* rot8_9 = lookup16(x0_13, rotl48) */
+	pxor %xmm4, %xmm7 /* x1_15 = xor(x1_13, rot8_9) */
+	movdqa %xmm15, %xmm4 /* x1_14 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm4 /* rot8_10 = lookup16(x1_14, rotl48) */
+	pxor %xmm4, %xmm3 /* x0_14 = xor(x0_12, rot8_10) */
+	movdqa %xmm7, %xmm4 /* x1_15 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm4 /* rot8_11 = lookup16(x1_15, rotl48) */
+	pxor %xmm4, %xmm9 /* x0_15 = xor(x0_13, rot8_11) */
+	movdqa %xmm3, %xmm4 /* x0_14 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm4 /* rot20_4 = lookup16(x0_14, rotl24) */
+	pxor %xmm4, %xmm15 /* x1_16 = xor(x1_14, rot20_4) */
+	pxor %xmm15, %xmm3 /* x0_16 = xor(x0_14, x1_16) */
+	movdqa %xmm9, %xmm4 /* x0_15 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm4 /* rot20_5 = lookup16(x0_15, rotl24) */
+	pxor %xmm4, %xmm7 /* x1_17 = xor(x1_15, rot20_5) */
+	pxor %xmm7, %xmm9 /* x0_17 = xor(x0_15, x1_17) */
+	movdqa %xmm3, %xmm4 /* x0_16 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm4 /* pl_f_4 = lookup16(x0_16, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm3 /* pl_r_5 = lookup16(x0_16, pl_rear1) */
+	movdqa %xmm9, %xmm6 /* x0_17 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm6 /* pl_r_4 = lookup16(x0_17, pl_rear0) */
+	pxor %xmm6, %xmm4 /* pl_4 = xor(pl_f_4, pl_r_4) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm9 /* pl_f_5 = lookup16(x0_17, pl_front1) */
+	pxor %xmm3, %xmm9 /* pl_5 = xor(pl_f_5, pl_r_5) */
+	movdqa %xmm15, %xmm3 /* x1_16 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm3 /* pr_f_4 = lookup16(x1_16, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear1(%rip), %xmm15 /* pr_r_5 = lookup16(x1_16, pr_rear1) */
+	movdqa %xmm7, %xmm6 /* x1_17 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm6 /* pr_r_4 = lookup16(x1_17, pr_rear0) */
+	pxor %xmm6, %xmm3 /* pr_4 = xor(pr_f_4, pr_r_4) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm7 /* pr_f_5 = lookup16(x1_17, pr_front1) */
+	pxor %xmm15, %xmm7 /* pr_5 = xor(pr_f_5, pr_r_5) */
+	movdqa %xmm1, %xmm6 /* k0_6 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm6 /* s0_lo_6 = and(k0_6, low_nibbles) */
+	psrlw $4, %xmm1 /* s0_sh_6 = shr(k0_6) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm1 /* s0_hi_6 = and(s0_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm6, %xmm15 /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
+	movdqa %xmm11, %xmm6 /* sbox_hi */
+	pshufb %xmm1, %xmm6 /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
+	por %xmm6, %xmm15 /* s0_6 = or(s0_l_6, s0_h_6) */
+	movdqa %xmm2, %xmm1 /* k0_7 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm1 /* s0_lo_7 = and(k0_7, low_nibbles) */
+	psrlw $4, %xmm2 /* s0_sh_7 = shr(k0_7) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm2 /* s0_hi_7 = and(s0_sh_7, low_nibbles) */
+	movdqa %xmm12, %xmm6 /* sbox_lo */
+	pshufb %xmm1, %xmm6 /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm2, %xmm1 /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
+	por %xmm1, %xmm6 /* s0_7 = or(s0_l_7, s0_h_7) */
+	movdqa %xmm8, %xmm1 /* k1_6 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm1 /* s1_lo_6 = and(k1_6, low_nibbles) */
+	psrlw $4, %xmm8 /* s1_sh_6 = shr(k1_6) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm8 /* s1_hi_6 = and(s1_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm2 /* sbox_lo */
+	pshufb %xmm1, %xmm2 /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm8, %xmm1 /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
+	por %xmm1, %xmm2 /* s1_6 = or(s1_l_6, s1_h_6) */
+	pxor %xmm15, %xmm2 /* x1_18 = xor(s1_6, s0_6) */
+	movdqa %xmm10, %xmm1 /* k1_7 */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm1 /* s1_lo_7 = and(k1_7, low_nibbles) */
+	movdqa %xmm12, %xmm8 /* sbox_lo */
+	pshufb %xmm1, %xmm8 /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
+	psrlw $4, %xmm10 /* s1_sh_7 = shr(k1_7) */
+	pand .Lublock_register_ssse3_asm_12_low_nibbles(%rip), %xmm10 /* s1_hi_7 = and(s1_sh_7, low_nibbles) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm10, %xmm1 /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
+	por %xmm1, %xmm8 /* s1_7 = or(s1_l_7, s1_h_7) */
+	pxor %xmm6, %xmm8 /* x1_19 = xor(s1_7, s0_7) */
+	movdqa %xmm2, %xmm1 /* x1_18 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm1 /* rot4_6 = lookup16(x1_18, rotl56) */
+	pxor %xmm1, %xmm15 /* x0_18 = xor(s0_6, rot4_6) */
+	movdqa %xmm8, %xmm1 /* x1_19 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl56(%rip), %xmm1 /* rot4_7 = lookup16(x1_19, rotl56) */
+	pxor %xmm1, %xmm6 /* x0_19 = xor(s0_7, rot4_7) */
+	movdqa %xmm15, %xmm1 /* x0_18 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm1 /* rot8_12 = lookup16(x0_18, rotl48) */
+	pxor %xmm1, %xmm2 /* x1_20 = xor(x1_18, rot8_12) */
+	movdqa %xmm6, %xmm1 /* x0_19 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm1 /* rot8_13 = lookup16(x0_19, rotl48) */
+	pxor %xmm1, %xmm8 /* x1_21 = xor(x1_19, rot8_13) */
+	movdqa %xmm2, %xmm1 /* x1_20 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm1 /* rot8_14 = lookup16(x1_20, rotl48) */
+	pxor %xmm1, %xmm15 /* x0_20 = xor(x0_18, rot8_14) */
+	movdqa %xmm8, %xmm1 /* x1_21 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl48(%rip), %xmm1 /* rot8_15 = lookup16(x1_21, rotl48) */
+	pxor %xmm1, %xmm6 /* x0_21 = xor(x0_19, rot8_15) */
+	movdqa %xmm15, %xmm1 /* x0_20 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm1 /* rot20_6 = lookup16(x0_20, rotl24) */
+	pxor %xmm1, %xmm2 /* x1_22 = xor(x1_20, rot20_6) */
+	movdqa %xmm6, %xmm1 /* x0_21 */
+	pshufb .Lublock_register_ssse3_asm_12_rotl24(%rip), %xmm1 /* rot20_7 = lookup16(x0_21, rotl24) */
+	pxor %xmm1, %xmm8 /* x1_23 = xor(x1_21, rot20_7) */
+	pxor %xmm2, %xmm15 /* x0_22 = xor(x0_20, x1_22) */
+	pxor %xmm8, %xmm6 /* x0_23 = xor(x0_21, x1_23) */
+	movdqa %xmm15, %xmm1 /* x0_22 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front0(%rip), %xmm1 /* pl_f_6 = lookup16(x0_22, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear1(%rip), %xmm15 /* pl_r_7 = lookup16(x0_22, pl_rear1) */
+	movdqa %xmm6, %xmm10 /* x0_23 */
+	pshufb .Lublock_register_ssse3_asm_12_pl_rear0(%rip), %xmm10 /* pl_r_6 = lookup16(x0_23, pl_rear0) */
+	pxor %xmm10, %xmm1 /* pl_6 = xor(pl_f_6, pl_r_6) */
+	pshufb .Lublock_register_ssse3_asm_12_pl_front1(%rip), %xmm6 /* pl_f_7 = lookup16(x0_23, pl_front1) */
+	pxor %xmm15, %xmm6 /* pl_7 = xor(pl_f_7, pl_r_7) */
+	movdqa %xmm2, %xmm10 /* x1_22 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front0(%rip), %xmm10 /* pr_f_6 = lookup16(x1_22, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear1(%rip), %xmm2 /* pr_r_7 = lookup16(x1_22, pr_rear1) */
+	movdqa %xmm8, %xmm15 /* x1_23 */
+	pshufb .Lublock_register_ssse3_asm_12_pr_rear0(%rip), %xmm15 /* pr_r_6 = lookup16(x1_23, pr_rear0) */
+	pxor %xmm15, %xmm10 /* pr_6 = xor(pr_f_6, pr_r_6) */
+	pshufb .Lublock_register_ssse3_asm_12_pr_front1(%rip), %xmm8 /* pr_f_7 = lookup16(x1_23, pr_front1) */
+	pxor %xmm2, %xmm8 /* pr_7 = xor(pr_f_7, pr_r_7) */
+	movdqa %xmm4, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm9, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm3, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm7, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm6, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm10, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm8, 112(%rsp) /* spill g3x1_1.2 */
+	movdqa 160(%rsp), %xmm3 /* reload g1x0_1.3 */
 	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
-	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
-	movdqa %xmm1, %xmm5 /* g0x1_0.3 */
-	movdqa %xmm2, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
+	movdqa %xmm14, %xmm0 /* g0x0_1.3 */
+	movdqa 128(%rsp), %xmm6 /* reload g1x1_1.3 */
+	movdqa 144(%rsp), %xmm7 /* reload g1x1_0.3 */
+	movdqa 176(%rsp), %xmm9 /* reload g1x0_0.3 */
+	movdqa %xmm5, %xmm15 /* g0x1_1.3 */
+	movdqa %xmm13, %xmm5 /* g0x1_0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_12_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
+	movdqu 3072(%rdi), %xmm1 /* rk0_2 = load() */
+	pxor %xmm1, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
 	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
+	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
+	pxor %xmm2, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
 	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm4, %xmm5 /* de */
-	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm5, %xmm0 /* even_2 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
+	movdqu 3136(%rdi), %xmm8 /* rk1_2 = load() */
+	pxor %xmm8, %xmm5 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm10 /* rk1_3 = load() */
+	pxor %xmm10, %xmm15 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm15 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm4, %xmm11 /* de */
+	punpcklqdq %xmm0, %xmm11 /* even_8 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm4 /* odd_8 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm0 /* even_8 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_8) */
 	pand .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm11 /* out_hi_b = and(even_8, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_12_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_8) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
+	psrlw $4, %xmm4 /* od_sh = shr(odd_8) */
 	movdqa %xmm12, %xmm0 /* high_nibbles */
 	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm5, 32(%rdx) /* store out_hi */
-	movdqa %xmm2, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	por %xmm0, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm11, 32(%rdx) /* store out_hi */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm15, %xmm0 /* even_9 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm15, %xmm5 /* odd_9 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm4 /* even_9 */
+	psllw $4, %xmm4 /* ev_sh_1 = shl(even_9) */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_9, high_nibbles) */
+	movdqa %xmm12, %xmm11 /* high_nibbles */
+	pandn %xmm5, %xmm11 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
+	por %xmm11, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm4, 16(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_9) */
 	movdqa %xmm12, %xmm4 /* high_nibbles */
-	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
-	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	pandn %xmm5, %xmm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm4, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm1, %xmm9 /* y0_2 = xor(g1x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm2, %xmm3 /* y0_3 = xor(g1x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm3 /* de_5 = lookup16(y0_3, deinterleave) */
+	pxor %xmm8, %xmm7 /* y1_2 = xor(g1x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm7 /* de_6 = lookup16(y1_2, deinterleave) */
+	pxor %xmm10, %xmm6 /* y1_3 = xor(g1x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm9, %xmm0 /* de_4 */
+	punpcklqdq %xmm3, %xmm0 /* even_10 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm3, %xmm9 /* odd_10 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm3 /* even_10 */
+	psllw $4, %xmm3 /* ev_sh_2 = shl(even_10) */
+	pand %xmm12, %xmm3 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_2_b = and(even_10, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm9, %xmm4 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
+	por %xmm4, %xmm3 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm3, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_10) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm9, %xmm3 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm3, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 96(%rdx) /* store out_hi_2 */
+	movdqa %xmm7, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_11 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm7 /* odd_11 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm3 /* even_11 */
+	psllw $4, %xmm3 /* ev_sh_3 = shl(even_11) */
+	pand %xmm12, %xmm3 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_3_b = and(even_11, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
+	por %xmm4, %xmm3 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm3, 80(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm7 /* od_sh_3 = shr(odd_11) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm7, %xmm3 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm3, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
+	movdqa %xmm1, %xmm0 /* rk0_2 */
+	pxor 16(%rsp), %xmm0 /* y0_4 = xor(rk0_2, g2x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm0 /* de_8 = lookup16(y0_4, deinterleave) */
+	pxor 64(%rsp), %xmm1 /* y0_6 = xor(rk0_2, g3x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm1 /* de_12 = lookup16(y0_6, deinterleave) */
+	movdqa %xmm2, %xmm3 /* rk0_3 */
+	pxor 32(%rsp), %xmm3 /* y0_5 = xor(rk0_3, g2x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm3 /* de_9 = lookup16(y0_5, deinterleave) */
+	pxor 80(%rsp), %xmm2 /* y0_7 = xor(rk0_3, g3x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm2 /* de_13 = lookup16(y0_7, deinterleave) */
+	movdqa %xmm8, %xmm4 /* rk1_2 */
+	pxor 0(%rsp), %xmm4 /* y1_4 = xor(rk1_2, g2x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm4 /* de_10 = lookup16(y1_4, deinterleave) */
+	pxor 96(%rsp), %xmm8 /* y1_6 = xor(rk1_2, g3x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm8 /* de_14 = lookup16(y1_6, deinterleave) */
+	movdqa %xmm10, %xmm5 /* rk1_3 */
+	pxor 48(%rsp), %xmm5 /* y1_5 = xor(rk1_3, g2x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm5 /* de_11 = lookup16(y1_5, deinterleave) */
+	pxor 112(%rsp), %xmm10 /* y1_7 = xor(rk1_3, g3x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_12_deinterleave(%rip), %xmm10 /* de_15 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de_8 */
+	punpcklqdq %xmm3, %xmm6 /* even_12 = unpacklo(de_8, de_9) */
+	punpckhqdq %xmm3, %xmm0 /* odd_12 = unpackhi(de_8, de_9) */
+	movdqa %xmm6, %xmm3 /* even_12 */
+	psllw $4, %xmm3 /* ev_sh_4 = shl(even_12) */
+	pand %xmm12, %xmm3 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
+	pand %xmm12, %xmm6 /* out_hi_4_b = and(even_12, high_nibbles) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm0, %xmm7 /* out_lo_4_a = andnot(high_nibbles, odd_12) */
+	por %xmm7, %xmm3 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
+	movdqu %xmm3, 128(%rdx) /* store out_lo_4 */
+	psrlw $4, %xmm0 /* od_sh_4 = shr(odd_12) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm0, %xmm3 /* out_hi_4_a = andnot(high_nibbles, od_sh_4) */
+	por %xmm3, %xmm6 /* out_hi_4 = or(out_hi_4_b, out_hi_4_a) */
+	movdqu %xmm6, 160(%rdx) /* store out_hi_4 */
+	movdqa %xmm4, %xmm0 /* de_10 */
+	punpcklqdq %xmm5, %xmm0 /* even_13 = unpacklo(de_10, de_11) */
+	punpckhqdq %xmm5, %xmm4 /* odd_13 = unpackhi(de_10, de_11) */
+	movdqa %xmm0, %xmm3 /* even_13 */
+	psllw $4, %xmm3 /* ev_sh_5 = shl(even_13) */
+	pand %xmm12, %xmm3 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_5_b = and(even_13, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm4, %xmm5 /* out_lo_5_a = andnot(high_nibbles, odd_13) */
+	por %xmm5, %xmm3 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
+	movdqu %xmm3, 144(%rdx) /* store out_lo_5 */
+	psrlw $4, %xmm4 /* od_sh_5 = shr(odd_13) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm4, %xmm3 /* out_hi_5_a = andnot(high_nibbles, od_sh_5) */
+	por %xmm3, %xmm0 /* out_hi_5 = or(out_hi_5_b, out_hi_5_a) */
+	movdqu %xmm0, 176(%rdx) /* store out_hi_5 */
+	movdqa %xmm1, %xmm0 /* de_12 */
+	punpcklqdq %xmm2, %xmm0 /* even_14 = unpacklo(de_12, de_13) */
+	punpckhqdq %xmm2, %xmm1 /* odd_14 = unpackhi(de_12, de_13) */
+	movdqa %xmm0, %xmm2 /* even_14 */
+	psllw $4, %xmm2 /* ev_sh_6 = shl(even_14) */
+	pand %xmm12, %xmm2 /* out_lo_6_b = and(ev_sh_6, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_6_b = and(even_14, high_nibbles) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
+	por %xmm3, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
+	movdqu %xmm2, 192(%rdx) /* store out_lo_6 */
+	psrlw $4, %xmm1 /* od_sh_6 = shr(odd_14) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
+	por %xmm2, %xmm0 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
+	movdqu %xmm0, 224(%rdx) /* store out_hi_6 */
+	movdqa %xmm8, %xmm0 /* de_14 */
+	punpcklqdq %xmm10, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
+	punpckhqdq %xmm10, %xmm8 /* odd_15 = unpackhi(de_14, de_15) */
+	movdqa %xmm0, %xmm1 /* even_15 */
+	psllw $4, %xmm1 /* ev_sh_7 = shl(even_15) */
+	pand %xmm12, %xmm1 /* out_lo_7_b = and(ev_sh_7, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_7_b = and(even_15, high_nibbles) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm8, %xmm2 /* out_lo_7_a = andnot(high_nibbles, odd_15) */
+	por %xmm2, %xmm1 /* out_lo_7 = or(out_lo_7_b, out_lo_7_a) */
+	movdqu %xmm1, 208(%rdx) /* store out_lo_7 */
+	psrlw $4, %xmm8 /* od_sh_7 = shr(odd_15) */
+	pandn %xmm8, %xmm12 /* out_hi_7_a = andnot(high_nibbles, od_sh_7) */
+	por %xmm12, %xmm0 /* out_hi_7 = or(out_hi_7_b, out_hi_7_a) */
+	movdqu %xmm0, 240(%rdx) /* store out_hi_7 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size ublock_register_ssse3_ublock256_256_encrypt_asm, .-ublock_register_ssse3_ublock256_256_encrypt_asm
 
@@ -1762,16 +4308,20 @@ ublock_register_ssse3_ublock256_256_encrypt_one_block_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 256 bytes (13 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
 	.hidden ublock_register_ssse3_ublock256_256_decrypt_asm
 	.type ublock_register_ssse3_ublock256_256_decrypt_asm, @function
 	.p2align 5
 ublock_register_ssse3_ublock256_256_decrypt_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $256, %rsp
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
@@ -1807,158 +4357,675 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqu 64(%rsi), %xmm3 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqu 96(%rsi), %xmm7 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm3, %xmm9 /* blk_4 */
+	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm5, %xmm9 /* high_nibbles */
+	pandn %xmm3, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm7, %xmm3 /* blk_6 */
+	pand %xmm5, %xmm3 /* even_2_b = and(blk_6, high_nibbles) */
+	por %xmm10, %xmm3 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm7 /* hi_sh_2 = shl(blk_6) */
+	pand %xmm5, %xmm7 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm9, %xmm7 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm3, %xmm9 /* even_2 */
+	punpcklbw %xmm7, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm7, %xmm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm6, %xmm7 /* blk_5 */
+	psrlw $4, %xmm7 /* lo_sh_3 = shr(blk_5) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm7, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* odd_3_a = andnot(high_nibbles, blk_5) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm5, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm5, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm7, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm7 /* even_3 */
+	punpcklbw %xmm8, %xmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqu 128(%rsi), %xmm8 /* blk_8 = load() */
+	movdqu 144(%rsi), %xmm10 /* blk_9 = load() */
+	movdqu 160(%rsi), %xmm11 /* blk_10 = load() */
+	movdqu 176(%rsi), %xmm12 /* blk_11 = load() */
+	movdqa %xmm8, %xmm13 /* blk_8 */
+	psrlw $4, %xmm13 /* lo_sh_4 = shr(blk_8) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm13, %xmm14 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
+	movdqa %xmm5, %xmm13 /* high_nibbles */
+	pandn %xmm8, %xmm13 /* odd_4_a = andnot(high_nibbles, blk_8) */
+	movdqa %xmm11, %xmm8 /* blk_10 */
+	pand %xmm5, %xmm8 /* even_4_b = and(blk_10, high_nibbles) */
+	por %xmm14, %xmm8 /* even_4 = or(even_4_b, even_4_a) */
+	psllw $4, %xmm11 /* hi_sh_4 = shl(blk_10) */
+	pand %xmm5, %xmm11 /* odd_4_b = and(hi_sh_4, high_nibbles) */
+	por %xmm13, %xmm11 /* odd_4 = or(odd_4_b, odd_4_a) */
+	movdqa %xmm8, %xmm13 /* even_4 */
+	punpcklbw %xmm11, %xmm13 /* sp_8 = unpacklo(even_4, odd_4) */
+	punpckhbw %xmm11, %xmm8 /* sp_9 = unpackhi(even_4, odd_4) */
+	movdqa %xmm10, %xmm11 /* blk_9 */
+	psrlw $4, %xmm11 /* lo_sh_5 = shr(blk_9) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm11, %xmm14 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
+	movdqa %xmm5, %xmm11 /* high_nibbles */
+	pandn %xmm10, %xmm11 /* odd_5_a = andnot(high_nibbles, blk_9) */
+	movdqa %xmm12, %xmm10 /* blk_11 */
+	pand %xmm5, %xmm10 /* even_5_b = and(blk_11, high_nibbles) */
+	por %xmm14, %xmm10 /* even_5 = or(even_5_b, even_5_a) */
+	psllw $4, %xmm12 /* hi_sh_5 = shl(blk_11) */
+	pand %xmm5, %xmm12 /* odd_5_b = and(hi_sh_5, high_nibbles) */
+	por %xmm11, %xmm12 /* odd_5 = or(odd_5_b, odd_5_a) */
+	movdqa %xmm10, %xmm11 /* even_5 */
+	punpcklbw %xmm12, %xmm11 /* sp_10 = unpacklo(even_5, odd_5) */
+	punpckhbw %xmm12, %xmm10 /* sp_11 = unpackhi(even_5, odd_5) */
+	movdqu 192(%rsi), %xmm12 /* blk_12 = load() */
+	movdqu 208(%rsi), %xmm14 /* blk_13 = load() */
+	movdqu 224(%rsi), %xmm15 /* blk_14 = load() */
+	movdqa %xmm0, 0(%rsp) /* spill g0x0_1.1 */
+	movdqu 240(%rsi), %xmm0 /* blk_15 = load() */
+	movdqa %xmm1, 16(%rsp) /* spill g0x1_1.1 */
+	movdqa %xmm12, %xmm1 /* blk_12 */
+	psrlw $4, %xmm1 /* lo_sh_6 = shr(blk_12) */
+	movdqa %xmm2, 32(%rsp) /* spill g0x1_0.1 */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm12, %xmm1 /* odd_6_a = andnot(high_nibbles, blk_12) */
+	movdqa %xmm15, %xmm12 /* blk_14 */
+	pand %xmm5, %xmm12 /* even_6_b = and(blk_14, high_nibbles) */
+	por %xmm2, %xmm12 /* even_6 = or(even_6_b, even_6_a) */
+	psllw $4, %xmm15 /* hi_sh_6 = shl(blk_14) */
+	pand %xmm5, %xmm15 /* odd_6_b = and(hi_sh_6, high_nibbles) */
+	por %xmm1, %xmm15 /* odd_6 = or(odd_6_b, odd_6_a) */
+	movdqa %xmm12, %xmm1 /* even_6 */
+	punpcklbw %xmm15, %xmm1 /* sp_12 = unpacklo(even_6, odd_6) */
+	punpckhbw %xmm15, %xmm12 /* sp_13 = unpackhi(even_6, odd_6) */
+	movdqa %xmm14, %xmm2 /* blk_13 */
+	psrlw $4, %xmm2 /* lo_sh_7 = shr(blk_13) */
+	movdqa %xmm5, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm14, %xmm2 /* odd_7_a = andnot(high_nibbles, blk_13) */
+	movdqa %xmm0, %xmm14 /* blk_15 */
+	pand %xmm5, %xmm14 /* even_7_b = and(blk_15, high_nibbles) */
+	por %xmm15, %xmm14 /* even_7 = or(even_7_b, even_7_a) */
+	psllw $4, %xmm0 /* hi_sh_7 = shl(blk_15) */
+	pand %xmm5, %xmm0 /* odd_7_b = and(hi_sh_7, high_nibbles) */
+	por %xmm2, %xmm0 /* odd_7 = or(odd_7_b, odd_7_a) */
+	movdqa %xmm14, %xmm2 /* even_7 */
+	punpcklbw %xmm0, %xmm2 /* sp_14 = unpacklo(even_7, odd_7) */
+	punpckhbw %xmm0, %xmm14 /* sp_15 = unpackhi(even_7, odd_7) */
+	movdqa 0(%rsp), %xmm0 /* reload g0x0_1.2 */
+	movdqa 32(%rsp), %xmm5 /* reload g0x1_0.2 */
+	movdqa 16(%rsp), %xmm15 /* reload g0x1_1.2 */
+	movdqa %xmm13, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm8, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm10, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm12, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm2, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm14, 112(%rsp) /* spill g3x1_1.2 */
 	xor %rcx, %rcx
 	.p2align 4
 .Lublock_register_ssse3_asm_14_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm1 /* rk0 = load() */
+	movdqu 16(%rdi,%rcx), %xmm2 /* rk0_1 = load() */
+	movdqu 64(%rdi,%rcx), %xmm8 /* rk1 = load() */
+	movdqu 80(%rdi,%rcx), %xmm10 /* rk1_1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqa %xmm4, %xmm5 /* k0 */
-	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
+	pxor %xmm1, %xmm4 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm2, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm8, %xmm5 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm10, %xmm15 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm4, %xmm11 /* k0 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm11 /* pl_f = lookup16(k0, pl_front0) */
 	pshufb .Lublock_register_ssse3_asm_14_pl_rear1(%rip), %xmm4 /* pl_r_1 = lookup16(k0, pl_rear1) */
-	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
-	pxor %xmm12, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
 	movdqa %xmm0, %xmm12 /* k0_1 */
 	pshufb .Lublock_register_ssse3_asm_14_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
-	pxor %xmm12, %xmm5 /* pl = xor(pl_f, pl_r) */
+	pxor %xmm12, %xmm11 /* pl = xor(pl_f, pl_r) */
 	pshufb .Lublock_register_ssse3_asm_14_pl_front1(%rip), %xmm0 /* pl_f_1 = lookup16(k0_1, pl_front1) */
 	pxor %xmm4, %xmm0 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqu 64(%rdi,%rcx), %xmm4 /* rk1 = load() */
-	pxor %xmm4, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqa %xmm2, %xmm4 /* k1 */
+	movdqa %xmm5, %xmm4 /* k1 */
 	pshufb .Lublock_register_ssse3_asm_14_pr_front0(%rip), %xmm4 /* pr_f = lookup16(k1, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm2 /* pr_r_1 = lookup16(k1, pr_rear1) */
-	movdqu 80(%rdi,%rcx), %xmm12 /* rk1_1 = load() */
-	pxor %xmm12, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm1, %xmm12 /* k1_1 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm5 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	movdqa %xmm15, %xmm12 /* k1_1 */
 	pshufb .Lublock_register_ssse3_asm_14_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
 	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	pxor %xmm2, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	pxor %xmm4, %xmm5 /* y0 = xor(pl, pr) */
-	pxor %xmm1, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
-	movdqa %xmm5, %xmm2 /* y0 */
-	pshufb %xmm9, %xmm2 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm2, %xmm4 /* y1 = xor(pr, rot20) */
-	movdqa %xmm0, %xmm2 /* y0_1 */
-	pshufb %xmm9, %xmm2 /* rot20_1 = lookup16(y0_1, rotl24) */
-	pxor %xmm2, %xmm1 /* y1_1 = xor(pr_1, rot20_1) */
-	movdqa %xmm4, %xmm2 /* y1 */
-	pshufb %xmm6, %xmm2 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm2, %xmm5 /* y0_2 = xor(y0, rot8) */
-	movdqa %xmm1, %xmm2 /* y1_1 */
-	pshufb %xmm6, %xmm2 /* rot8_1 = lookup16(y1_1, rotl48) */
-	pxor %xmm2, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
-	movdqa %xmm5, %xmm2 /* y0_2 */
-	pshufb %xmm6, %xmm2 /* rot8_2 = lookup16(y0_2, rotl48) */
-	pxor %xmm2, %xmm4 /* y1_2 = xor(y1, rot8_2) */
-	movdqa %xmm0, %xmm2 /* y0_3 */
-	pshufb %xmm6, %xmm2 /* rot8_3 = lookup16(y0_3, rotl48) */
-	pxor %xmm2, %xmm1 /* y1_3 = xor(y1_1, rot8_3) */
-	movdqa %xmm4, %xmm2 /* y1_2 */
-	pshufb %xmm10, %xmm2 /* rot4 = lookup16(y1_2, rotl56) */
-	pxor %xmm2, %xmm5 /* y0_4 = xor(y0_2, rot4) */
-	movdqa %xmm1, %xmm2 /* y1_3 */
-	pshufb %xmm10, %xmm2 /* rot4_1 = lookup16(y1_3, rotl56) */
-	pxor %xmm2, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
-	pxor %xmm5, %xmm4 /* y1_4 = xor(y1_2, y0_4) */
-	pxor %xmm0, %xmm1 /* y1_5 = xor(y1_3, y0_5) */
-	movdqa %xmm5, %xmm2 /* y0_4 */
-	pand %xmm3, %xmm2 /* s0_lo = and(y0_4, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh = shr(y0_4) */
-	pand %xmm3, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
-	pshufb %xmm5, %xmm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm2, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm0, %xmm2 /* y0_5 */
-	pand %xmm3, %xmm2 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm15 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pxor %xmm5, %xmm15 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pxor %xmm4, %xmm11 /* y0 = xor(pl, pr) */
+	pxor %xmm15, %xmm0 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm11, %xmm5 /* y0 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm5 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm5, %xmm4 /* y1 = xor(pr, rot20) */
+	movdqa %xmm0, %xmm5 /* y0_1 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm5 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm5, %xmm15 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm4, %xmm5 /* y1 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm5 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm5, %xmm11 /* y0_2 = xor(y0, rot8) */
+	movdqa %xmm15, %xmm5 /* y1_1 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm5 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm5, %xmm0 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm11, %xmm5 /* y0_2 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm5 /* rot8_2 = lookup16(y0_2, rotl48) */
+	pxor %xmm5, %xmm4 /* y1_2 = xor(y1, rot8_2) */
+	movdqa %xmm0, %xmm5 /* y0_3 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm5 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm5, %xmm15 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm4, %xmm5 /* y1_2 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm5 /* rot4 = lookup16(y1_2, rotl56) */
+	pxor %xmm5, %xmm11 /* y0_4 = xor(y0_2, rot4) */
+	pxor %xmm11, %xmm4 /* y1_4 = xor(y1_2, y0_4) */
+	movdqa %xmm15, %xmm5 /* y1_3 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm5 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm5, %xmm0 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm0, %xmm15 /* y1_5 = xor(y1_3, y0_5) */
+	movdqa %xmm11, %xmm5 /* y0_4 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm5 /* s0_lo = and(y0_4, low_nibbles) */
+	psrlw $4, %xmm11 /* s0_sh = shr(y0_4) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm11 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_lo(%rip), %xmm12 /* sbox_inv_lo = const() */
+	movdqa %xmm12, %xmm13 /* sbox_inv_lo */
+	pshufb %xmm5, %xmm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa .Lublock_register_ssse3_asm_14_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa %xmm5, %xmm14 /* sbox_inv_hi */
+	pshufb %xmm11, %xmm14 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm14, %xmm13 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm0, %xmm11 /* y0_5 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm11 /* s0_lo_1 = and(y0_5, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh_1 = shr(y0_5) */
-	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
-	pshufb %xmm2, %xmm5 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm2 /* sbox_inv_hi */
-	pshufb %xmm0, %xmm2 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
-	por %xmm2, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm14 /* sbox_inv_lo */
+	pshufb %xmm11, %xmm14 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm11 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm11, %xmm14 /* s0_1 = or(s0_l_1, s0_h_1) */
 	movdqa %xmm4, %xmm0 /* y1_4 */
-	pand %xmm3, %xmm0 /* s1_lo = and(y1_4, low_nibbles) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo = and(y1_4, low_nibbles) */
 	psrlw $4, %xmm4 /* s1_sh = shr(y1_4) */
-	pand %xmm3, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm2 /* sbox_inv_lo */
-	pshufb %xmm0, %xmm2 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm12, %xmm11 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
 	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm0, %xmm2 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm1, %xmm0 /* y1_5 */
-	pand %xmm3, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
-	movdqa %xmm8, %xmm4 /* sbox_inv_lo */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm15, %xmm0 /* y1_5 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	psrlw $4, %xmm15 /* s1_sh_1 = shr(y1_5) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm15 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_inv_lo */
 	pshufb %xmm0, %xmm4 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(y1_5) */
-	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm15, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
 	por %xmm0, %xmm4 /* s1_1 = or(s1_l_1, s1_h_1) */
-	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
-	movdqa %xmm4, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm12, %xmm4 /* g0x0_0.3 */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor %xmm1, %xmm9 /* k0_2 = xor(g1x0_0, rk0) */
+	pxor %xmm2, %xmm3 /* k0_3 = xor(g1x0_1, rk0_1) */
+	pxor %xmm8, %xmm7 /* k1_2 = xor(g1x1_0, rk1) */
+	pxor %xmm10, %xmm6 /* k1_3 = xor(g1x1_1, rk1_1) */
+	movdqa %xmm9, %xmm0 /* k0_2 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm0 /* pl_f_2 = lookup16(k0_2, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear1(%rip), %xmm9 /* pl_r_3 = lookup16(k0_2, pl_rear1) */
+	movdqa %xmm3, %xmm15 /* k0_3 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear0(%rip), %xmm15 /* pl_r_2 = lookup16(k0_3, pl_rear0) */
+	pxor %xmm15, %xmm0 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front1(%rip), %xmm3 /* pl_f_3 = lookup16(k0_3, pl_front1) */
+	pxor %xmm9, %xmm3 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	movdqa %xmm7, %xmm9 /* k1_2 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front0(%rip), %xmm9 /* pr_f_2 = lookup16(k1_2, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm7 /* pr_r_3 = lookup16(k1_2, pr_rear1) */
+	movdqa %xmm6, %xmm15 /* k1_3 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear0(%rip), %xmm15 /* pr_r_2 = lookup16(k1_3, pr_rear0) */
+	pxor %xmm15, %xmm9 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm6 /* pr_f_3 = lookup16(k1_3, pr_front1) */
+	pxor %xmm7, %xmm6 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	pxor %xmm9, %xmm0 /* y0_6 = xor(pl_2, pr_2) */
+	pxor %xmm6, %xmm3 /* y0_7 = xor(pl_3, pr_3) */
+	movdqa %xmm0, %xmm7 /* y0_6 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm7 /* rot20_2 = lookup16(y0_6, rotl24) */
+	pxor %xmm7, %xmm9 /* y1_6 = xor(pr_2, rot20_2) */
+	movdqa %xmm3, %xmm7 /* y0_7 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm7 /* rot20_3 = lookup16(y0_7, rotl24) */
+	pxor %xmm7, %xmm6 /* y1_7 = xor(pr_3, rot20_3) */
+	movdqa %xmm9, %xmm7 /* y1_6 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm7 /* rot8_4 = lookup16(y1_6, rotl48) */
+	pxor %xmm7, %xmm0 /* y0_8 = xor(y0_6, rot8_4) */
+	movdqa %xmm6, %xmm7 /* y1_7 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm7 /* rot8_5 = lookup16(y1_7, rotl48) */
+	pxor %xmm7, %xmm3 /* y0_9 = xor(y0_7, rot8_5) */
+	movdqa %xmm0, %xmm7 /* y0_8 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm7 /* rot8_6 = lookup16(y0_8, rotl48) */
+	pxor %xmm7, %xmm9 /* y1_8 = xor(y1_6, rot8_6) */
+	movdqa %xmm3, %xmm7 /* y0_9 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm7 /* rot8_7 = lookup16(y0_9, rotl48) */
+	pxor %xmm7, %xmm6 /* y1_9 = xor(y1_7, rot8_7) */
+	movdqa %xmm9, %xmm7 /* y1_8 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm7 /* rot4_2 = lookup16(y1_8, rotl56) */
+	pxor %xmm7, %xmm0 /* y0_10 = xor(y0_8, rot4_2) */
+	pxor %xmm0, %xmm9 /* y1_10 = xor(y1_8, y0_10) */
+	movdqa %xmm6, %xmm7 /* y1_9 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm7 /* rot4_3 = lookup16(y1_9, rotl56) */
+	pxor %xmm7, %xmm3 /* y0_11 = xor(y0_9, rot4_3) */
+	pxor %xmm3, %xmm6 /* y1_11 = xor(y1_9, y0_11) */
+	movdqa %xmm0, %xmm7 /* y0_10 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm7 /* s0_lo_2 = and(y0_10, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh_2 = shr(y0_10) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_inv_lo */
+	pshufb %xmm7, %xmm15 /* s0_l_2 = lookup16(sbox_inv_lo, s0_lo_2) */
+	movdqa %xmm5, %xmm7 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm7 /* s0_h_2 = lookup16(sbox_inv_hi, s0_hi_2) */
+	por %xmm7, %xmm15 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm3, %xmm0 /* y0_11 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s0_lo_3 = and(y0_11, low_nibbles) */
+	psrlw $4, %xmm3 /* s0_sh_3 = shr(y0_11) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm3 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm7 /* s0_l_3 = lookup16(sbox_inv_lo, s0_lo_3) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm3, %xmm0 /* s0_h_3 = lookup16(sbox_inv_hi, s0_hi_3) */
+	por %xmm0, %xmm7 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm9, %xmm0 /* y1_10 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_2 = and(y1_10, low_nibbles) */
+	psrlw $4, %xmm9 /* s1_sh_2 = shr(y1_10) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_2 = lookup16(sbox_inv_lo, s1_lo_2) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm9, %xmm0 /* s1_h_2 = lookup16(sbox_inv_hi, s1_hi_2) */
+	por %xmm0, %xmm3 /* s1_2 = or(s1_l_2, s1_h_2) */
+	movdqa %xmm6, %xmm0 /* y1_11 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_3 = and(y1_11, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(y1_11) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm9 /* s1_l_3 = lookup16(sbox_inv_lo, s1_lo_3) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_inv_hi, s1_hi_3) */
+	por %xmm0, %xmm9 /* s1_3 = or(s1_l_3, s1_h_3) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	movdqa %xmm1, %xmm0 /* rk0 */
+	pxor 16(%rsp), %xmm0 /* k0_4 = xor(rk0, g2x0_0.2) */
+
+	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
+	pxor 64(%rsp), %xmm1 /* k0_6 = xor(rk0, g3x0_0.2) */
+	movdqa %xmm2, %xmm6 /* rk0_1 */
+	pxor 32(%rsp), %xmm6 /* k0_5 = xor(rk0_1, g2x0_1.2) */
+	pxor 80(%rsp), %xmm2 /* k0_7 = xor(rk0_1, g3x0_1.2) */
+	movdqa %xmm9, 128(%rsp) /* spill g1x1_1.3 */
+	movdqa %xmm8, %xmm9 /* rk1 */
+	pxor 0(%rsp), %xmm9 /* k1_4 = xor(rk1, g2x1_0.2) */
+	pxor 96(%rsp), %xmm8 /* k1_6 = xor(rk1, g3x1_0.2) */
+	movdqa %xmm3, 144(%rsp) /* spill g1x1_0.3 */
+	movdqa %xmm10, %xmm3 /* rk1_1 */
+	pxor 48(%rsp), %xmm3 /* k1_5 = xor(rk1_1, g2x1_1.2) */
+	pxor 112(%rsp), %xmm10 /* k1_7 = xor(rk1_1, g3x1_1.2) */
+	movdqa %xmm7, 160(%rsp) /* spill g1x0_1.3 */
+	movdqa %xmm0, %xmm7 /* k0_4 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm7 /* pl_f_4 = lookup16(k0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear1(%rip), %xmm0 /* pl_r_5 = lookup16(k0_4, pl_rear1) */
+	movdqa %xmm15, 176(%rsp) /* spill g1x0_0.3 */
+	movdqa %xmm1, %xmm15 /* k0_6 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front0(%rip), %xmm15 /* pl_f_6 = lookup16(k0_6, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear1(%rip), %xmm1 /* pl_r_7 = lookup16(k0_6, pl_rear1) */
+	movdqa %xmm4, 192(%rsp) /* spill g0x1_1.3 */
+	movdqa %xmm6, %xmm4 /* k0_5 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear0(%rip), %xmm4 /* pl_r_4 = lookup16(k0_5, pl_rear0) */
+	pxor %xmm4, %xmm7 /* pl_4 = xor(pl_f_4, pl_r_4) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front1(%rip), %xmm6 /* pl_f_5 = lookup16(k0_5, pl_front1) */
+	pxor %xmm0, %xmm6 /* pl_5 = xor(pl_f_5, pl_r_5) */
+	movdqa %xmm2, %xmm0 /* k0_7 */
+	pshufb .Lublock_register_ssse3_asm_14_pl_rear0(%rip), %xmm0 /* pl_r_6 = lookup16(k0_7, pl_rear0) */
+	pxor %xmm0, %xmm15 /* pl_6 = xor(pl_f_6, pl_r_6) */
+	pshufb .Lublock_register_ssse3_asm_14_pl_front1(%rip), %xmm2 /* pl_f_7 = lookup16(k0_7, pl_front1) */
+	pxor %xmm1, %xmm2 /* pl_7 = xor(pl_f_7, pl_r_7) */
+	movdqa %xmm9, %xmm0 /* k1_4 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front0(%rip), %xmm0 /* pr_f_4 = lookup16(k1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm9 /* pr_r_5 = lookup16(k1_4, pr_rear1) */
+	movdqa %xmm8, %xmm1 /* k1_6 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front0(%rip), %xmm1 /* pr_f_6 = lookup16(k1_6, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear1(%rip), %xmm8 /* pr_r_7 = lookup16(k1_6, pr_rear1) */
+	movdqa %xmm3, %xmm4 /* k1_5 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear0(%rip), %xmm4 /* pr_r_4 = lookup16(k1_5, pr_rear0) */
+	pxor %xmm4, %xmm0 /* pr_4 = xor(pr_f_4, pr_r_4) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm3 /* pr_f_5 = lookup16(k1_5, pr_front1) */
+	pxor %xmm9, %xmm3 /* pr_5 = xor(pr_f_5, pr_r_5) */
+	pxor %xmm0, %xmm7 /* y0_12 = xor(pl_4, pr_4) */
+	pxor %xmm3, %xmm6 /* y0_13 = xor(pl_5, pr_5) */
+	movdqa %xmm10, %xmm4 /* k1_7 */
+	pshufb .Lublock_register_ssse3_asm_14_pr_rear0(%rip), %xmm4 /* pr_r_6 = lookup16(k1_7, pr_rear0) */
+	pxor %xmm4, %xmm1 /* pr_6 = xor(pr_f_6, pr_r_6) */
+	pshufb .Lublock_register_ssse3_asm_14_pr_front1(%rip), %xmm10 /* pr_f_7 = lookup16(k1_7, pr_front1) */
+	pxor %xmm8, %xmm10 /* pr_7 = xor(pr_f_7, pr_r_7) */
+	pxor %xmm1, %xmm15 /* y0_18 = xor(pl_6, pr_6) */
+	pxor %xmm10, %xmm2 /* y0_19 = xor(pl_7, pr_7) */
+	movdqa %xmm7, %xmm4 /* y0_12 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm4 /* rot20_4 = lookup16(y0_12, rotl24) */
+	pxor %xmm4, %xmm0 /* y1_12 = xor(pr_4, rot20_4) */
+	movdqa %xmm6, %xmm4 /* y0_13 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm4 /* rot20_5 = lookup16(y0_13, rotl24) */
+	pxor %xmm4, %xmm3 /* y1_13 = xor(pr_5, rot20_5) */
+	movdqa %xmm0, %xmm4 /* y1_12 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm4 /* rot8_8 = lookup16(y1_12, rotl48) */
+	pxor %xmm4, %xmm7 /* y0_14 = xor(y0_12, rot8_8) */
+	movdqa %xmm3, %xmm4 /* y1_13 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm4 /* rot8_9 = lookup16(y1_13, rotl48) */
+	pxor %xmm4, %xmm6 /* y0_15 = xor(y0_13, rot8_9) */
+	movdqa %xmm7, %xmm4 /* y0_14 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm4 /* rot8_10 = lookup16(y0_14, rotl48) */
+	pxor %xmm4, %xmm0 /* y1_14 = xor(y1_12, rot8_10) */
+	movdqa %xmm6, %xmm4 /* y0_15 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm4 /* rot8_11 = lookup16(y0_15, rotl48) */
+	pxor %xmm4, %xmm3 /* y1_15 = xor(y1_13, rot8_11) */
+	movdqa %xmm0, %xmm4 /* y1_14 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm4 /* rot4_4 = lookup16(y1_14, rotl56) */
+	pxor %xmm4, %xmm7 /* y0_16 = xor(y0_14, rot4_4) */
+	pxor %xmm7, %xmm0 /* y1_16 = xor(y1_14, y0_16) */
+	movdqa %xmm3, %xmm4 /* y1_15 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm4 /* rot4_5 = lookup16(y1_15, rotl56) */
+	pxor %xmm4, %xmm6 /* y0_17 = xor(y0_15, rot4_5) */
+	pxor %xmm6, %xmm3 /* y1_17 = xor(y1_15, y0_17) */
+	movdqa %xmm7, %xmm4 /* y0_16 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm4 /* s0_lo_4 = and(y0_16, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_4 = shr(y0_16) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm7 /* s0_hi_4 = and(s0_sh_4, low_nibbles) */
+	movdqa %xmm12, %xmm8 /* sbox_inv_lo */
+	pshufb %xmm4, %xmm8 /* s0_l_4 = lookup16(sbox_inv_lo, s0_lo_4) */
+	movdqa %xmm5, %xmm4 /* sbox_inv_hi */
+	pshufb %xmm7, %xmm4 /* s0_h_4 = lookup16(sbox_inv_hi, s0_hi_4) */
+	por %xmm4, %xmm8 /* s0_4 = or(s0_l_4, s0_h_4) */
+	movdqa %xmm6, %xmm4 /* y0_17 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm4 /* s0_lo_5 = and(y0_17, low_nibbles) */
+	psrlw $4, %xmm6 /* s0_sh_5 = shr(y0_17) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm6 /* s0_hi_5 = and(s0_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_inv_lo */
+	pshufb %xmm4, %xmm7 /* s0_l_5 = lookup16(sbox_inv_lo, s0_lo_5) */
+	movdqa %xmm5, %xmm4 /* sbox_inv_hi */
+	pshufb %xmm6, %xmm4 /* s0_h_5 = lookup16(sbox_inv_hi, s0_hi_5) */
+	por %xmm4, %xmm7 /* s0_5 = or(s0_l_5, s0_h_5) */
+	movdqa %xmm0, %xmm4 /* y1_16 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm4 /* s1_lo_4 = and(y1_16, low_nibbles) */
+	psrlw $4, %xmm0 /* s1_sh_4 = shr(y1_16) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_hi_4 = and(s1_sh_4, low_nibbles) */
+	movdqa %xmm12, %xmm6 /* sbox_inv_lo */
+	pshufb %xmm4, %xmm6 /* s1_l_4 = lookup16(sbox_inv_lo, s1_lo_4) */
+	movdqa %xmm5, %xmm4 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm4 /* s1_h_4 = lookup16(sbox_inv_hi, s1_hi_4) */
+	por %xmm4, %xmm6 /* s1_4 = or(s1_l_4, s1_h_4) */
+	movdqa %xmm3, %xmm0 /* y1_17 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_5 = and(y1_17, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh_5 = shr(y1_17) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm3 /* s1_hi_5 = and(s1_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm4 /* s1_l_5 = lookup16(sbox_inv_lo, s1_lo_5) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm3, %xmm0 /* s1_h_5 = lookup16(sbox_inv_hi, s1_hi_5) */
+	por %xmm0, %xmm4 /* s1_5 = or(s1_l_5, s1_h_5) */
+	movdqa %xmm15, %xmm0 /* y0_18 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm0 /* rot20_6 = lookup16(y0_18, rotl24) */
+	pxor %xmm0, %xmm1 /* y1_18 = xor(pr_6, rot20_6) */
+	movdqa %xmm2, %xmm0 /* y0_19 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl24(%rip), %xmm0 /* rot20_7 = lookup16(y0_19, rotl24) */
+	pxor %xmm0, %xmm10 /* y1_19 = xor(pr_7, rot20_7) */
+	movdqa %xmm1, %xmm0 /* y1_18 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm0 /* rot8_12 = lookup16(y1_18, rotl48) */
+	pxor %xmm0, %xmm15 /* y0_20 = xor(y0_18, rot8_12) */
+	movdqa %xmm10, %xmm0 /* y1_19 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm0 /* rot8_13 = lookup16(y1_19, rotl48) */
+	pxor %xmm0, %xmm2 /* y0_21 = xor(y0_19, rot8_13) */
+	movdqa %xmm15, %xmm0 /* y0_20 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm0 /* rot8_14 = lookup16(y0_20, rotl48) */
+	pxor %xmm0, %xmm1 /* y1_20 = xor(y1_18, rot8_14) */
+	movdqa %xmm2, %xmm0 /* y0_21 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl48(%rip), %xmm0 /* rot8_15 = lookup16(y0_21, rotl48) */
+	pxor %xmm0, %xmm10 /* y1_21 = xor(y1_19, rot8_15) */
+	movdqa %xmm1, %xmm0 /* y1_20 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm0 /* rot4_6 = lookup16(y1_20, rotl56) */
+	pxor %xmm0, %xmm15 /* y0_22 = xor(y0_20, rot4_6) */
+	movdqa %xmm10, %xmm0 /* y1_21 */
+	pshufb .Lublock_register_ssse3_asm_14_rotl56(%rip), %xmm0 /* rot4_7 = lookup16(y1_21, rotl56) */
+	pxor %xmm0, %xmm2 /* y0_23 = xor(y0_21, rot4_7) */
+	pxor %xmm15, %xmm1 /* y1_22 = xor(y1_20, y0_22) */
+	pxor %xmm2, %xmm10 /* y1_23 = xor(y1_21, y0_23) */
+	movdqa %xmm15, %xmm0 /* y0_22 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s0_lo_6 = and(y0_22, low_nibbles) */
+	psrlw $4, %xmm15 /* s0_sh_6 = shr(y0_22) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm15 /* s0_hi_6 = and(s0_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm3 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm3 /* s0_l_6 = lookup16(sbox_inv_lo, s0_lo_6) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm15, %xmm0 /* s0_h_6 = lookup16(sbox_inv_hi, s0_hi_6) */
+	por %xmm0, %xmm3 /* s0_6 = or(s0_l_6, s0_h_6) */
+	movdqa %xmm2, %xmm0 /* y0_23 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s0_lo_7 = and(y0_23, low_nibbles) */
+	psrlw $4, %xmm2 /* s0_sh_7 = shr(y0_23) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm2 /* s0_hi_7 = and(s0_sh_7, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm9 /* s0_l_7 = lookup16(sbox_inv_lo, s0_lo_7) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm2, %xmm0 /* s0_h_7 = lookup16(sbox_inv_hi, s0_hi_7) */
+	por %xmm0, %xmm9 /* s0_7 = or(s0_l_7, s0_h_7) */
+	movdqa %xmm1, %xmm0 /* y1_22 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_6 = and(y1_22, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh_6 = shr(y1_22) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm1 /* s1_hi_6 = and(s1_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm2 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm2 /* s1_l_6 = lookup16(sbox_inv_lo, s1_lo_6) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm1, %xmm0 /* s1_h_6 = lookup16(sbox_inv_hi, s1_hi_6) */
+	por %xmm0, %xmm2 /* s1_6 = or(s1_l_6, s1_h_6) */
+	movdqa %xmm10, %xmm0 /* y1_23 */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm0 /* s1_lo_7 = and(y1_23, low_nibbles) */
+	movdqa %xmm12, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1_l_7 = lookup16(sbox_inv_lo, s1_lo_7) */
+	psrlw $4, %xmm10 /* s1_sh_7 = shr(y1_23) */
+	pand .Lublock_register_ssse3_asm_14_low_nibbles(%rip), %xmm10 /* s1_hi_7 = and(s1_sh_7, low_nibbles) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm10, %xmm0 /* s1_h_7 = lookup16(sbox_inv_hi, s1_hi_7) */
+	por %xmm0, %xmm1 /* s1_7 = or(s1_l_7, s1_h_7) */
+	movdqa %xmm8, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm7, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm6, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm4, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm3, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm9, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm2, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm1, 112(%rsp) /* spill g3x1_1.2 */
+	movdqa %xmm14, %xmm0 /* g0x0_1.3 */
+	movdqa 160(%rsp), %xmm3 /* reload g1x0_1.3 */
+	movdqa %xmm13, %xmm4 /* g0x0_0.3 */
+	movdqa %xmm11, %xmm5 /* g0x1_0.3 */
+	movdqa 128(%rsp), %xmm6 /* reload g1x1_1.3 */
+	movdqa 144(%rsp), %xmm7 /* reload g1x1_0.3 */
+	movdqa 176(%rsp), %xmm9 /* reload g1x0_0.3 */
+	movdqa 192(%rsp), %xmm15 /* reload g0x1_1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_14_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm4 /* y0_6 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm4 /* de = lookup16(y0_6, deinterleave) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm0 /* y0_7 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_7, deinterleave) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm2 /* y1_6 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1_6, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm1 /* y1_7 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_7, deinterleave) */
-	movdqa %xmm4, %xmm5 /* de */
-	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm5, %xmm0 /* even_2 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
+	movdqu 3072(%rdi), %xmm1 /* rk0_2 = load() */
+	pxor %xmm1, %xmm4 /* y0_24 = xor(g0x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm4 /* de = lookup16(y0_24, deinterleave) */
+	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
+	pxor %xmm2, %xmm0 /* y0_25 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_25, deinterleave) */
+	movdqu 3136(%rdi), %xmm8 /* rk1_2 = load() */
+	pxor %xmm8, %xmm5 /* y1_24 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y1_24, deinterleave) */
+	movdqu 3152(%rdi), %xmm10 /* rk1_3 = load() */
+	pxor %xmm10, %xmm15 /* y1_25 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm15 /* de_3 = lookup16(y1_25, deinterleave) */
+	movdqa %xmm4, %xmm11 /* de */
+	punpcklqdq %xmm0, %xmm11 /* even_8 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm4 /* odd_8 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm0 /* even_8 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_8) */
 	pand .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm11 /* out_hi_b = and(even_8, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_14_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_8) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
 	movdqu %xmm0, (%rdx) /* store out_lo */
-	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
+	psrlw $4, %xmm4 /* od_sh = shr(odd_8) */
 	movdqa %xmm12, %xmm0 /* high_nibbles */
 	pandn %xmm4, %xmm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm0, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm5, 32(%rdx) /* store out_hi */
-	movdqa %xmm2, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	por %xmm0, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm11, 32(%rdx) /* store out_hi */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm15, %xmm0 /* even_9 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm15, %xmm5 /* odd_9 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm4 /* even_9 */
+	psllw $4, %xmm4 /* ev_sh_1 = shl(even_9) */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_9, high_nibbles) */
+	movdqa %xmm12, %xmm11 /* high_nibbles */
+	pandn %xmm5, %xmm11 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
+	por %xmm11, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	movdqu %xmm4, 16(%rdx) /* store out_lo_1 */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_9) */
 	movdqa %xmm12, %xmm4 /* high_nibbles */
-	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	movdqu %xmm1, 16(%rdx) /* store out_lo_1 */
-	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	pandn %xmm5, %xmm4 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm4, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
+	pxor %xmm1, %xmm9 /* y0_26 = xor(g1x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_26, deinterleave) */
+	pxor %xmm2, %xmm3 /* y0_27 = xor(g1x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm3 /* de_5 = lookup16(y0_27, deinterleave) */
+	pxor %xmm8, %xmm7 /* y1_26 = xor(g1x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm7 /* de_6 = lookup16(y1_26, deinterleave) */
+	pxor %xmm10, %xmm6 /* y1_27 = xor(g1x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_27, deinterleave) */
+	movdqa %xmm9, %xmm0 /* de_4 */
+	punpcklqdq %xmm3, %xmm0 /* even_10 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm3, %xmm9 /* odd_10 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm3 /* even_10 */
+	psllw $4, %xmm3 /* ev_sh_2 = shl(even_10) */
+	pand %xmm12, %xmm3 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_2_b = and(even_10, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm9, %xmm4 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
+	por %xmm4, %xmm3 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	movdqu %xmm3, 64(%rdx) /* store out_lo_2 */
+	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_10) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm9, %xmm3 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm3, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu %xmm0, 96(%rdx) /* store out_hi_2 */
+	movdqa %xmm7, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_11 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm7 /* odd_11 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm3 /* even_11 */
+	psllw $4, %xmm3 /* ev_sh_3 = shl(even_11) */
+	pand %xmm12, %xmm3 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_3_b = and(even_11, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
+	por %xmm4, %xmm3 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	movdqu %xmm3, 80(%rdx) /* store out_lo_3 */
+	psrlw $4, %xmm7 /* od_sh_3 = shr(odd_11) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm7, %xmm3 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm3, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu %xmm0, 112(%rdx) /* store out_hi_3 */
+	movdqa %xmm1, %xmm0 /* rk0_2 */
+	pxor 16(%rsp), %xmm0 /* y0_28 = xor(rk0_2, g2x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm0 /* de_8 = lookup16(y0_28, deinterleave) */
+	pxor 64(%rsp), %xmm1 /* y0_30 = xor(rk0_2, g3x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm1 /* de_12 = lookup16(y0_30, deinterleave) */
+	movdqa %xmm2, %xmm3 /* rk0_3 */
+	pxor 32(%rsp), %xmm3 /* y0_29 = xor(rk0_3, g2x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm3 /* de_9 = lookup16(y0_29, deinterleave) */
+	pxor 80(%rsp), %xmm2 /* y0_31 = xor(rk0_3, g3x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm2 /* de_13 = lookup16(y0_31, deinterleave) */
+	movdqa %xmm8, %xmm4 /* rk1_2 */
+	pxor 0(%rsp), %xmm4 /* y1_28 = xor(rk1_2, g2x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm4 /* de_10 = lookup16(y1_28, deinterleave) */
+	pxor 96(%rsp), %xmm8 /* y1_30 = xor(rk1_2, g3x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm8 /* de_14 = lookup16(y1_30, deinterleave) */
+	movdqa %xmm10, %xmm5 /* rk1_3 */
+	pxor 48(%rsp), %xmm5 /* y1_29 = xor(rk1_3, g2x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm5 /* de_11 = lookup16(y1_29, deinterleave) */
+	pxor 112(%rsp), %xmm10 /* y1_31 = xor(rk1_3, g3x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_14_deinterleave(%rip), %xmm10 /* de_15 = lookup16(y1_31, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de_8 */
+	punpcklqdq %xmm3, %xmm6 /* even_12 = unpacklo(de_8, de_9) */
+	punpckhqdq %xmm3, %xmm0 /* odd_12 = unpackhi(de_8, de_9) */
+	movdqa %xmm6, %xmm3 /* even_12 */
+	psllw $4, %xmm3 /* ev_sh_4 = shl(even_12) */
+	pand %xmm12, %xmm3 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
+	pand %xmm12, %xmm6 /* out_hi_4_b = and(even_12, high_nibbles) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm0, %xmm7 /* out_lo_4_a = andnot(high_nibbles, odd_12) */
+	por %xmm7, %xmm3 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
+	movdqu %xmm3, 128(%rdx) /* store out_lo_4 */
+	psrlw $4, %xmm0 /* od_sh_4 = shr(odd_12) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm0, %xmm3 /* out_hi_4_a = andnot(high_nibbles, od_sh_4) */
+	por %xmm3, %xmm6 /* out_hi_4 = or(out_hi_4_b, out_hi_4_a) */
+	movdqu %xmm6, 160(%rdx) /* store out_hi_4 */
+	movdqa %xmm4, %xmm0 /* de_10 */
+	punpcklqdq %xmm5, %xmm0 /* even_13 = unpacklo(de_10, de_11) */
+	punpckhqdq %xmm5, %xmm4 /* odd_13 = unpackhi(de_10, de_11) */
+	movdqa %xmm0, %xmm3 /* even_13 */
+	psllw $4, %xmm3 /* ev_sh_5 = shl(even_13) */
+	pand %xmm12, %xmm3 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_5_b = and(even_13, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm4, %xmm5 /* out_lo_5_a = andnot(high_nibbles, odd_13) */
+	por %xmm5, %xmm3 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
+	movdqu %xmm3, 144(%rdx) /* store out_lo_5 */
+	psrlw $4, %xmm4 /* od_sh_5 = shr(odd_13) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm4, %xmm3 /* out_hi_5_a = andnot(high_nibbles, od_sh_5) */
+	por %xmm3, %xmm0 /* out_hi_5 = or(out_hi_5_b, out_hi_5_a) */
+	movdqu %xmm0, 176(%rdx) /* store out_hi_5 */
+	movdqa %xmm1, %xmm0 /* de_12 */
+	punpcklqdq %xmm2, %xmm0 /* even_14 = unpacklo(de_12, de_13) */
+	punpckhqdq %xmm2, %xmm1 /* odd_14 = unpackhi(de_12, de_13) */
+	movdqa %xmm0, %xmm2 /* even_14 */
+	psllw $4, %xmm2 /* ev_sh_6 = shl(even_14) */
+	pand %xmm12, %xmm2 /* out_lo_6_b = and(ev_sh_6, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_6_b = and(even_14, high_nibbles) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
+	por %xmm3, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
+	movdqu %xmm2, 192(%rdx) /* store out_lo_6 */
+	psrlw $4, %xmm1 /* od_sh_6 = shr(odd_14) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
+	por %xmm2, %xmm0 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
+	movdqu %xmm0, 224(%rdx) /* store out_hi_6 */
+	movdqa %xmm8, %xmm0 /* de_14 */
+	punpcklqdq %xmm10, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
+	punpckhqdq %xmm10, %xmm8 /* odd_15 = unpackhi(de_14, de_15) */
+	movdqa %xmm0, %xmm1 /* even_15 */
+	psllw $4, %xmm1 /* ev_sh_7 = shl(even_15) */
+	pand %xmm12, %xmm1 /* out_lo_7_b = and(ev_sh_7, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_7_b = and(even_15, high_nibbles) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm8, %xmm2 /* out_lo_7_a = andnot(high_nibbles, odd_15) */
+	por %xmm2, %xmm1 /* out_lo_7 = or(out_lo_7_b, out_lo_7_a) */
+	movdqu %xmm1, 208(%rdx) /* store out_lo_7 */
+	psrlw $4, %xmm8 /* od_sh_7 = shr(odd_15) */
+	pandn %xmm8, %xmm12 /* out_hi_7_a = andnot(high_nibbles, od_sh_7) */
+	por %xmm12, %xmm0 /* out_hi_7 = or(out_hi_7_b, out_hi_7_a) */
+	movdqu %xmm0, 240(%rdx) /* store out_hi_7 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size ublock_register_ssse3_ublock256_256_decrypt_asm, .-ublock_register_ssse3_ublock256_256_decrypt_asm
 
@@ -2131,14 +5198,18 @@ ublock_register_ssse3_ublock256_256_decrypt_one_block_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 192 bytes (12 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_ctr_xor_asm
 	.hidden ublock_register_ssse3_ublock256_256_ctr_xor_asm
 	.type ublock_register_ssse3_ublock256_256_ctr_xor_asm, @function
 	.p2align 5
 ublock_register_ssse3_ublock256_256_ctr_xor_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 	movdqu 16(%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
@@ -2149,243 +5220,914 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_16_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqa %xmm2, %xmm3 /* ctr_j0 */
 	paddb .Lublock_register_ssse3_asm_16_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	paddb .Lublock_register_ssse3_asm_16_block_k_1(%rip), %xmm2 /* ctr_j_2 = add(ctr_j0, block_k_1) */
 	movdqa %xmm1, %xmm4 /* ctr_last */
 	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	paddw %xmm2, %xmm1 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_1(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_1) */
+	movdqa %xmm1, %xmm5 /* ctr_last */
+	paddw %xmm3, %xmm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_2(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_2) */
+	movdqa %xmm1, %xmm6 /* ctr_last */
+	paddw %xmm3, %xmm6 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_3(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_3) */
+	movdqa %xmm1, %xmm7 /* ctr_last */
+	paddw %xmm3, %xmm7 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_4(%rip), %xmm3 /* ctr_j_8 = add(ctr_j0, block_k_4) */
+	movdqa %xmm1, %xmm8 /* ctr_last */
+	paddw %xmm3, %xmm8 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_5(%rip), %xmm3 /* ctr_j_10 = add(ctr_j0, block_k_5) */
+	movdqa %xmm1, %xmm9 /* ctr_last */
+	paddw %xmm3, %xmm9 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	movdqa %xmm2, %xmm3 /* ctr_j0 */
+	paddb .Lublock_register_ssse3_asm_16_block_k_6(%rip), %xmm3 /* ctr_j_12 = add(ctr_j0, block_k_6) */
+	paddb .Lublock_register_ssse3_asm_16_block_k_7(%rip), %xmm2 /* ctr_j_14 = add(ctr_j0, block_k_7) */
+	movdqa %xmm1, %xmm10 /* ctr_last */
+	paddw %xmm3, %xmm10 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	paddw %xmm2, %xmm1 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
 	movdqu (%rsi), %xmm2 /* ctr_v_high = bcast128() */
 	movdqu 32(%rsi), %xmm3 /* ctr_w_high = bcast128() */
-	movdqu 48(%rsi), %xmm5 /* ctr_w_low = bcast128() */
-	pand .Lublock_register_ssse3_asm_16_all_but_last(%rip), %xmm5 /* ctr_w_open = and(ctr_w_low, all_but_last) */
-	movdqa %xmm4, %xmm6 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_16_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
-	movdqa %xmm7, %xmm8 /* carry_mask_table */
-	pshufb %xmm6, %xmm8 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	movdqa %xmm3, %xmm6 /* ctr_w_high */
-	pand %xmm8, %xmm6 /* blk_b = and(ctr_w_high, ctr_mask) */
-	pandn %xmm2, %xmm8 /* blk_a = andnot(ctr_mask, ctr_v_high) */
-	por %xmm8, %xmm6 /* blk = or(blk_b, blk_a) */
-	movdqa %xmm4, %xmm8 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
-	movdqa %xmm7, %xmm9 /* carry_mask_table */
-	pshufb %xmm8, %xmm9 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	movdqu 48(%rsi), %xmm11 /* ctr_w_low = bcast128() */
+	pand .Lublock_register_ssse3_asm_16_all_but_last(%rip), %xmm11 /* ctr_w_open = and(ctr_w_low, all_but_last) */
+	movdqa %xmm4, %xmm12 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_16_carry_mask_table(%rip), %xmm13 /* carry_mask_table = const() */
+	movdqa %xmm13, %xmm14 /* carry_mask_table */
+	pshufb %xmm12, %xmm14 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm3, %xmm12 /* ctr_w_high */
+	pand %xmm14, %xmm12 /* blk_b = and(ctr_w_high, ctr_mask) */
+	pandn %xmm2, %xmm14 /* blk_a = andnot(ctr_mask, ctr_v_high) */
+	por %xmm14, %xmm12 /* blk = or(blk_b, blk_a) */
+	movdqa %xmm4, %xmm14 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm14 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
+	movdqa %xmm13, %xmm15 /* carry_mask_table */
+	pshufb %xmm14, %xmm15 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
-	movdqa %xmm7, %xmm10 /* carry_mask_table */
-	pshufb %xmm8, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	movdqa %xmm1, %xmm8 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	pshufb %xmm1, %xmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	pand %xmm7, %xmm3 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
-	pandn %xmm2, %xmm7 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
-	por %xmm7, %xmm3 /* blk_2 = or(blk_2_b, blk_2_a) */
-	movdqa %xmm5, %xmm1 /* ctr_w_open */
-	pand %xmm9, %xmm1 /* ctr_pair_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm9 /* ctr_pair_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm9, %xmm1 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm4, %xmm1 /* blk_1 = or(ctr_pair, ctr_last_byte) */
-	pand %xmm10, %xmm5 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm10 /* ctr_pair_1_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm10, %xmm5 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm8, %xmm5 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm6, %xmm0 /* blk */
-	psrlw $4, %xmm0 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm2 /* high_nibbles = const() */
-	movdqa %xmm2, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm2, %xmm0 /* high_nibbles */
-	pandn %xmm6, %xmm0 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm3, %xmm6 /* blk_2 */
-	pand %xmm2, %xmm6 /* even_b = and(blk_2, high_nibbles) */
-	por %xmm4, %xmm6 /* even = or(even_b, even_a) */
-	psllw $4, %xmm3 /* hi_sh = shl(blk_2) */
-	pand %xmm2, %xmm3 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm0, %xmm3 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm6, %xmm0 /* even */
-	punpcklbw %xmm3, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm3, %xmm6 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm1, %xmm3 /* blk_1 */
-	psrlw $4, %xmm3 /* lo_sh_1 = shr(blk_1) */
-	movdqa %xmm2, %xmm4 /* high_nibbles */
-	pandn %xmm3, %xmm4 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm2, %xmm3 /* high_nibbles */
-	pandn %xmm1, %xmm3 /* odd_1_a = andnot(high_nibbles, blk_1) */
-	movdqa %xmm5, %xmm1 /* blk_3 */
-	pand %xmm2, %xmm1 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm4, %xmm1 /* even_1 = or(even_1_b, even_1_a) */
-	psllw $4, %xmm5 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm2, %xmm5 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm3, %xmm5 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm1, %xmm3 /* even_1 */
-	punpcklbw %xmm5, %xmm3 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm5, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* carry_everywhere = const() */
-	movdqa .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm5 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_16_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_16_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqa %xmm11, %xmm14 /* ctr_w_open */
+	pand %xmm15, %xmm14 /* ctr_pair_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm15 /* ctr_pair_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm15, %xmm14 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm4, %xmm14 /* blk_1 = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm13, %xmm15 /* carry_mask_table */
+	pshufb %xmm4, %xmm15 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm3, %xmm4 /* ctr_w_high */
+	pand %xmm15, %xmm4 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
+	pandn %xmm2, %xmm15 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
+	por %xmm15, %xmm4 /* blk_2 = or(blk_2_b, blk_2_a) */
+	movdqa %xmm5, %xmm15 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm15 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
+	movdqa %xmm1, 0(%rsp) /* spill ctr_sum_14 */
+	movdqa %xmm13, %xmm1 /* carry_mask_table */
+	pshufb %xmm15, %xmm1 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm11, %xmm15 /* ctr_w_open */
+	pand %xmm1, %xmm15 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm1 /* ctr_pair_1_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm1, %xmm15 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm5, %xmm15 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm12, %xmm1 /* blk */
+	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
+	movdqa %xmm10, 16(%rsp) /* spill ctr_sum_12 */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm1, %xmm10 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm12, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm4, %xmm12 /* blk_2 */
+	pand %xmm5, %xmm12 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm10, %xmm12 /* even = or(even_b, even_a) */
+	psllw $4, %xmm4 /* hi_sh = shl(blk_2) */
+	pand %xmm5, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm4 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm12, %xmm1 /* even */
+	punpcklbw %xmm4, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm4, %xmm12 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm14, %xmm4 /* blk_1 */
+	psrlw $4, %xmm4 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm4, %xmm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pandn %xmm14, %xmm4 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	movdqa %xmm15, %xmm14 /* blk_3 */
+	pand %xmm5, %xmm14 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm10, %xmm14 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm15 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm5, %xmm15 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm4, %xmm15 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm14, %xmm4 /* even_1 */
+	punpcklbw %xmm15, %xmm4 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm15, %xmm14 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa %xmm6, %xmm10 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm13, %xmm15 /* carry_mask_table */
+	pshufb %xmm10, %xmm15 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm3, %xmm10 /* ctr_w_high */
+	pand %xmm15, %xmm10 /* blk_4_b = and(ctr_w_high, ctr_mask_4) */
+	pandn %xmm2, %xmm15 /* blk_4_a = andnot(ctr_mask_4, ctr_v_high) */
+	por %xmm15, %xmm10 /* blk_4 = or(blk_4_b, blk_4_a) */
+	movdqa %xmm6, %xmm15 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm15 /* ctr_carry_5 = lookup16(ctr_sum_4, carry_everywhere_1) */
+	movdqa %xmm1, 32(%rsp) /* spill g0x0_0.1 */
+	movdqa %xmm13, %xmm1 /* carry_mask_table */
+	pshufb %xmm15, %xmm1 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm11, %xmm15 /* ctr_w_open */
+	pand %xmm1, %xmm15 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm1 /* ctr_pair_2_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm1, %xmm15 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm6, %xmm15 /* blk_5 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm7, %xmm1 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm13, %xmm6 /* carry_mask_table */
+	pshufb %xmm1, %xmm6 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm3, %xmm1 /* ctr_w_high */
+	pand %xmm6, %xmm1 /* blk_6_b = and(ctr_w_high, ctr_mask_6) */
+	pandn %xmm2, %xmm6 /* blk_6_a = andnot(ctr_mask_6, ctr_v_high) */
+	por %xmm6, %xmm1 /* blk_6 = or(blk_6_b, blk_6_a) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm6 /* ctr_carry_7 = lookup16(ctr_sum_6, carry_everywhere_1) */
+	movdqa %xmm4, 48(%rsp) /* spill g0x1_0.1 */
+	movdqa %xmm13, %xmm4 /* carry_mask_table */
+	pshufb %xmm6, %xmm4 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm11, %xmm6 /* ctr_w_open */
+	pand %xmm4, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm4 /* ctr_pair_3_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm4, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm7, %xmm6 /* blk_7 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm10, %xmm4 /* blk_4 */
+	psrlw $4, %xmm4 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pandn %xmm10, %xmm4 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm1, %xmm10 /* blk_6 */
+	pand %xmm5, %xmm10 /* even_2_b = and(blk_6, high_nibbles) */
+	por %xmm7, %xmm10 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm1 /* hi_sh_2 = shl(blk_6) */
+	pand %xmm5, %xmm1 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm4, %xmm1 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm10, %xmm4 /* even_2 */
+	punpcklbw %xmm1, %xmm4 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm1, %xmm10 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm15, %xmm1 /* blk_5 */
+	psrlw $4, %xmm1 /* lo_sh_3 = shr(blk_5) */
+	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pandn %xmm1, %xmm7 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm15, %xmm1 /* odd_3_a = andnot(high_nibbles, blk_5) */
+	movdqa %xmm6, %xmm15 /* blk_7 */
+	pand %xmm5, %xmm15 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm7, %xmm15 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm6 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm5, %xmm6 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm1, %xmm6 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm15, %xmm1 /* even_3 */
+	punpcklbw %xmm6, %xmm1 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm6, %xmm15 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_8 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm13, %xmm7 /* carry_mask_table */
+	pshufb %xmm6, %xmm7 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm3, %xmm6 /* ctr_w_high */
+	pand %xmm7, %xmm6 /* blk_8_b = and(ctr_w_high, ctr_mask_8) */
+	pandn %xmm2, %xmm7 /* blk_8_a = andnot(ctr_mask_8, ctr_v_high) */
+	por %xmm7, %xmm6 /* blk_8 = or(blk_8_b, blk_8_a) */
+	movdqa %xmm8, %xmm7 /* ctr_sum_8 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm7 /* ctr_carry_9 = lookup16(ctr_sum_8, carry_everywhere_1) */
+	movdqa %xmm1, 64(%rsp) /* spill g1x1_0.1 */
+	movdqa %xmm13, %xmm1 /* carry_mask_table */
+	pshufb %xmm7, %xmm1 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_8, new_last_byte) */
+	movdqa %xmm11, %xmm7 /* ctr_w_open */
+	pand %xmm1, %xmm7 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm1 /* ctr_pair_4_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm1, %xmm7 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm8, %xmm7 /* blk_9 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm9, %xmm1 /* ctr_sum_10 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm13, %xmm8 /* carry_mask_table */
+	pshufb %xmm1, %xmm8 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm3, %xmm1 /* ctr_w_high */
+	pand %xmm8, %xmm1 /* blk_10_b = and(ctr_w_high, ctr_mask_10) */
+	pandn %xmm2, %xmm8 /* blk_10_a = andnot(ctr_mask_10, ctr_v_high) */
+	por %xmm8, %xmm1 /* blk_10 = or(blk_10_b, blk_10_a) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_10 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_11 = lookup16(ctr_sum_10, carry_everywhere_1) */
+	movdqa %xmm4, 80(%rsp) /* spill g1x0_0.1 */
+	movdqa %xmm13, %xmm4 /* carry_mask_table */
+	pshufb %xmm8, %xmm4 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_10, new_last_byte) */
+	movdqa %xmm11, %xmm8 /* ctr_w_open */
+	pand %xmm4, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm4 /* ctr_pair_5_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm4, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm9, %xmm8 /* blk_11 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm6, %xmm4 /* blk_8 */
+	psrlw $4, %xmm4 /* lo_sh_4 = shr(blk_8) */
+	movdqa %xmm5, %xmm9 /* high_nibbles */
+	pandn %xmm4, %xmm9 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
+	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pandn %xmm6, %xmm4 /* odd_4_a = andnot(high_nibbles, blk_8) */
+	movdqa %xmm1, %xmm6 /* blk_10 */
+	pand %xmm5, %xmm6 /* even_4_b = and(blk_10, high_nibbles) */
+	por %xmm9, %xmm6 /* even_4 = or(even_4_b, even_4_a) */
+	psllw $4, %xmm1 /* hi_sh_4 = shl(blk_10) */
+	pand %xmm5, %xmm1 /* odd_4_b = and(hi_sh_4, high_nibbles) */
+	por %xmm4, %xmm1 /* odd_4 = or(odd_4_b, odd_4_a) */
+	movdqa %xmm6, %xmm4 /* even_4 */
+	punpcklbw %xmm1, %xmm4 /* sp_8 = unpacklo(even_4, odd_4) */
+	punpckhbw %xmm1, %xmm6 /* sp_9 = unpackhi(even_4, odd_4) */
+	movdqa %xmm7, %xmm1 /* blk_9 */
+	psrlw $4, %xmm1 /* lo_sh_5 = shr(blk_9) */
+	movdqa %xmm5, %xmm9 /* high_nibbles */
+	pandn %xmm1, %xmm9 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm7, %xmm1 /* odd_5_a = andnot(high_nibbles, blk_9) */
+	movdqa %xmm8, %xmm7 /* blk_11 */
+	pand %xmm5, %xmm7 /* even_5_b = and(blk_11, high_nibbles) */
+	por %xmm9, %xmm7 /* even_5 = or(even_5_b, even_5_a) */
+	psllw $4, %xmm8 /* hi_sh_5 = shl(blk_11) */
+	pand %xmm5, %xmm8 /* odd_5_b = and(hi_sh_5, high_nibbles) */
+	por %xmm1, %xmm8 /* odd_5 = or(odd_5_b, odd_5_a) */
+	movdqa %xmm7, %xmm1 /* even_5 */
+	punpcklbw %xmm8, %xmm1 /* sp_10 = unpacklo(even_5, odd_5) */
+	punpckhbw %xmm8, %xmm7 /* sp_11 = unpackhi(even_5, odd_5) */
+	movdqa 16(%rsp), %xmm8 /* reload ctr_sum_12 */
+	movdqa %xmm8, %xmm9 /* ctr_sum_12 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm9 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm13, %xmm5 /* carry_mask_table */
+	pshufb %xmm9, %xmm5 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm3, %xmm9 /* ctr_w_high */
+	pand %xmm5, %xmm9 /* blk_12_b = and(ctr_w_high, ctr_mask_12) */
+	pandn %xmm2, %xmm5 /* blk_12_a = andnot(ctr_mask_12, ctr_v_high) */
+	por %xmm5, %xmm9 /* blk_12 = or(blk_12_b, blk_12_a) */
+	movdqa %xmm8, %xmm5 /* ctr_sum_12 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm5 /* ctr_carry_13 = lookup16(ctr_sum_12, carry_everywhere_1) */
+	movdqa %xmm1, 96(%rsp) /* spill g2x1_0.1 */
+	movdqa %xmm13, %xmm1 /* carry_mask_table */
+	pshufb %xmm5, %xmm1 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_12, new_last_byte) */
+	movdqa 0(%rsp), %xmm5 /* reload ctr_sum_14 */
+	movdqa %xmm4, 16(%rsp) /* spill g2x0_0.1 */
+	movdqa %xmm5, %xmm4 /* ctr_sum_14 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm4 /* ctr_carry_15 = lookup16(ctr_sum_14, carry_everywhere_1) */
+	movdqa %xmm6, 112(%rsp) /* spill g2x0_1.1 */
+	movdqa %xmm13, %xmm6 /* carry_mask_table */
+	pshufb %xmm4, %xmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_14 */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte_7 = lookup16(ctr_sum_14, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm5 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	pshufb %xmm5, %xmm13 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	pand %xmm13, %xmm3 /* blk_14_b = and(ctr_w_high, ctr_mask_14) */
+	pandn %xmm2, %xmm13 /* blk_14_a = andnot(ctr_mask_14, ctr_v_high) */
+	por %xmm13, %xmm3 /* blk_14 = or(blk_14_b, blk_14_a) */
+	movdqa %xmm11, %xmm2 /* ctr_w_open */
+	pand %xmm1, %xmm2 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm1 /* ctr_pair_6_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm1, %xmm2 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm8, %xmm2 /* blk_13 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm6, %xmm11 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm6 /* ctr_pair_7_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm6, %xmm11 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm4, %xmm11 /* blk_15 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm9, %xmm0 /* blk_12 */
+	psrlw $4, %xmm0 /* lo_sh_6 = shr(blk_12) */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
+	movdqa %xmm1, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
+	movdqa %xmm1, %xmm0 /* high_nibbles */
+	pandn %xmm9, %xmm0 /* odd_6_a = andnot(high_nibbles, blk_12) */
+	movdqa %xmm3, %xmm5 /* blk_14 */
+	pand %xmm1, %xmm5 /* even_6_b = and(blk_14, high_nibbles) */
+	por %xmm4, %xmm5 /* even_6 = or(even_6_b, even_6_a) */
+	psllw $4, %xmm3 /* hi_sh_6 = shl(blk_14) */
+	pand %xmm1, %xmm3 /* odd_6_b = and(hi_sh_6, high_nibbles) */
+	por %xmm0, %xmm3 /* odd_6 = or(odd_6_b, odd_6_a) */
+	movdqa %xmm5, %xmm0 /* even_6 */
+	punpcklbw %xmm3, %xmm0 /* sp_12 = unpacklo(even_6, odd_6) */
+	punpckhbw %xmm3, %xmm5 /* sp_13 = unpackhi(even_6, odd_6) */
+	movdqa %xmm2, %xmm3 /* blk_13 */
+	psrlw $4, %xmm3 /* lo_sh_7 = shr(blk_13) */
+	movdqa %xmm1, %xmm4 /* high_nibbles */
+	pandn %xmm3, %xmm4 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
+	movdqa %xmm1, %xmm3 /* high_nibbles */
+	pandn %xmm2, %xmm3 /* odd_7_a = andnot(high_nibbles, blk_13) */
+	movdqa %xmm11, %xmm2 /* blk_15 */
+	pand %xmm1, %xmm2 /* even_7_b = and(blk_15, high_nibbles) */
+	por %xmm4, %xmm2 /* even_7 = or(even_7_b, even_7_a) */
+	psllw $4, %xmm11 /* hi_sh_7 = shl(blk_15) */
+	pand %xmm1, %xmm11 /* odd_7_b = and(hi_sh_7, high_nibbles) */
+	por %xmm3, %xmm11 /* odd_7 = or(odd_7_b, odd_7_a) */
+	movdqa %xmm2, %xmm3 /* even_7 */
+	punpcklbw %xmm11, %xmm3 /* sp_14 = unpacklo(even_7, odd_7) */
+	punpckhbw %xmm11, %xmm2 /* sp_15 = unpackhi(even_7, odd_7) */
+	movdqa 32(%rsp), %xmm1 /* reload g0x0_0.2 */
+	movdqa 48(%rsp), %xmm4 /* reload g0x1_0.2 */
+	movdqa 80(%rsp), %xmm6 /* reload g1x0_0.2 */
+	movdqa 64(%rsp), %xmm8 /* reload g1x1_0.2 */
+	movdqa 16(%rsp), %xmm9 /* reload g2x0_0.2 */
+	movdqa 112(%rsp), %xmm11 /* reload g2x0_1.2 */
+	movdqa 96(%rsp), %xmm13 /* reload g2x1_0.2 */
+	movdqa %xmm9, 96(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm11, 112(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm13, 16(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm7, 64(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm0, 80(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm5, 48(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm3, 32(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm2, 0(%rsp) /* spill g3x1_1.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_16_loop_r0:
-	movdqu (%rdi,%r8), %xmm2 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm0 /* rk0 = load() */
+	movdqu 16(%rdi,%r8), %xmm2 /* rk0_1 = load() */
+	movdqu 64(%rdi,%r8), %xmm3 /* rk1 = load() */
+	movdqu 80(%rdi,%r8), %xmm5 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm2, %xmm0 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%r8), %xmm2 /* rk0_1 = load() */
-	pxor %xmm2, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%r8), %xmm2 /* rk1 = load() */
-	pxor %xmm2, %xmm3 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%r8), %xmm2 /* rk1_1 = load() */
-	pxor %xmm2, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm0, %xmm2 /* k0 */
-	pand %xmm4, %xmm2 /* s0_lo = and(k0, carry_everywhere) */
-	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
-	pand %xmm4, %xmm0 /* s0_hi = and(s0_sh, carry_everywhere) */
-	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm2, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm2 /* sbox_hi */
-	pshufb %xmm0, %xmm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm2, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm6, %xmm0 /* k0_1 */
-	pand %xmm4, %xmm0 /* s0_lo_1 = and(k0_1, carry_everywhere) */
-	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm4, %xmm6 /* s0_hi_1 = and(s0_sh_1, carry_everywhere) */
-	movdqa %xmm8, %xmm2 /* sbox_lo */
-	pshufb %xmm0, %xmm2 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	pxor %xmm0, %xmm1 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm2, %xmm12 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm3, %xmm4 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm5, %xmm14 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm1, %xmm7 /* k0 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s0_lo = and(k0, carry_everywhere) */
+	psrlw $4, %xmm1 /* s0_sh = shr(k0) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s0_hi = and(s0_sh, carry_everywhere) */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_lo(%rip), %xmm9 /* sbox_lo = const() */
+	movdqa %xmm9, %xmm11 /* sbox_lo */
+	pshufb %xmm7, %xmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa %xmm7, %xmm13 /* sbox_hi */
+	pshufb %xmm1, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm13, %xmm11 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm12, %xmm1 /* k0_1 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s0_lo_1 = and(k0_1, carry_everywhere) */
+	psrlw $4, %xmm12 /* s0_sh_1 = shr(k0_1) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_hi_1 = and(s0_sh_1, carry_everywhere) */
+	movdqa %xmm9, %xmm13 /* sbox_lo */
+	pshufb %xmm1, %xmm13 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm1 /* sbox_hi */
+	pshufb %xmm12, %xmm1 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm1, %xmm13 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm4, %xmm1 /* k1 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s1_lo = and(k1, carry_everywhere) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* s1_hi = and(s1_sh, carry_everywhere) */
+	movdqa %xmm9, %xmm12 /* sbox_lo */
+	pshufb %xmm1, %xmm12 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm7, %xmm1 /* sbox_hi */
+	pshufb %xmm4, %xmm1 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm1, %xmm12 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm11, %xmm12 /* x1 = xor(s1, s0) */
+	movdqa %xmm14, %xmm1 /* k1_1 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s1_lo_1 = and(k1_1, carry_everywhere) */
+	psrlw $4, %xmm14 /* s1_sh_1 = shr(k1_1) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s1_hi_1 = and(s1_sh_1, carry_everywhere) */
+	movdqa %xmm9, %xmm4 /* sbox_lo */
+	pshufb %xmm1, %xmm4 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm7, %xmm1 /* sbox_hi */
+	pshufb %xmm14, %xmm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm1, %xmm4 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm13, %xmm4 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm12, %xmm1 /* x1 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm1 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm1, %xmm11 /* x0 = xor(s0, rot4) */
+	movdqa %xmm4, %xmm1 /* x1_1 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm1 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm1, %xmm13 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm11, %xmm1 /* x0 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm1, %xmm12 /* x1_2 = xor(x1, rot8) */
+	movdqa %xmm13, %xmm1 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm1, %xmm4 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm12, %xmm1 /* x1_2 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm1, %xmm11 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm4, %xmm1 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm1, %xmm13 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm11, %xmm1 /* x0_2 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm1 /* rot20 = lookup16(x0_2, rotl24) */
+	pxor %xmm1, %xmm12 /* x1_4 = xor(x1_2, rot20) */
+	pxor %xmm12, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
+	movdqa %xmm13, %xmm1 /* x0_3 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm1 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm1, %xmm4 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm4, %xmm13 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm11, %xmm1 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm1 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm13, %xmm14 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm14 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm14, %xmm1 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm13 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm11, %xmm13 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm12, %xmm11 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm11 /* pr_f = lookup16(x1_4, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm12 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	movdqa %xmm4, %xmm14 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm14, %xmm11 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm4 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm12, %xmm4 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm0, %xmm6 /* k0_2 = xor(g1x0_0, rk0) */
+	pxor %xmm2, %xmm10 /* k0_3 = xor(g1x0_1, rk0_1) */
+	pxor %xmm3, %xmm8 /* k1_2 = xor(g1x1_0, rk1) */
+	pxor %xmm5, %xmm15 /* k1_3 = xor(g1x1_1, rk1_1) */
+	movdqa %xmm6, %xmm12 /* k0_2 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_lo_2 = and(k0_2, carry_everywhere) */
+	psrlw $4, %xmm6 /* s0_sh_2 = shr(k0_2) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s0_hi_2 = and(s0_sh_2, carry_everywhere) */
+	movdqa %xmm9, %xmm14 /* sbox_lo */
+	pshufb %xmm12, %xmm14 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm7, %xmm12 /* sbox_hi */
+	pshufb %xmm6, %xmm12 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm12, %xmm14 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm10, %xmm6 /* k0_3 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s0_lo_3 = and(k0_3, carry_everywhere) */
+	psrlw $4, %xmm10 /* s0_sh_3 = shr(k0_3) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_hi_3 = and(s0_sh_3, carry_everywhere) */
+	movdqa %xmm9, %xmm12 /* sbox_lo */
+	pshufb %xmm6, %xmm12 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm7, %xmm6 /* sbox_hi */
+	pshufb %xmm10, %xmm6 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm6, %xmm12 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm8, %xmm6 /* k1_2 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s1_lo_2 = and(k1_2, carry_everywhere) */
+	psrlw $4, %xmm8 /* s1_sh_2 = shr(k1_2) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_hi_2 = and(s1_sh_2, carry_everywhere) */
+	movdqa %xmm9, %xmm10 /* sbox_lo */
+	pshufb %xmm6, %xmm10 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm7, %xmm6 /* sbox_hi */
+	pshufb %xmm8, %xmm6 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm6, %xmm10 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm14, %xmm10 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm15, %xmm6 /* k1_3 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s1_lo_3 = and(k1_3, carry_everywhere) */
+	psrlw $4, %xmm15 /* s1_sh_3 = shr(k1_3) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm15 /* s1_hi_3 = and(s1_sh_3, carry_everywhere) */
+	movdqa %xmm9, %xmm8 /* sbox_lo */
+	pshufb %xmm6, %xmm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	movdqa %xmm7, %xmm6 /* sbox_hi */
+	pshufb %xmm15, %xmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm6, %xmm8 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm12, %xmm8 /* x1_7 = xor(s1_3, s0_3) */
+	movdqa %xmm10, %xmm6 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm6 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm6, %xmm14 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm8, %xmm6 /* x1_7 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm6 /* rot4_3 = lookup16(x1_7, rotl56) */
+	pxor %xmm6, %xmm12 /* x0_7 = xor(s0_3, rot4_3) */
+	movdqa %xmm14, %xmm6 /* x0_6 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm6, %xmm10 /* x1_8 = xor(x1_6, rot8_4) */
+	movdqa %xmm12, %xmm6 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_5 = lookup16(x0_7, rotl48) */
+	pxor %xmm6, %xmm8 /* x1_9 = xor(x1_7, rot8_5) */
+	movdqa %xmm10, %xmm6 /* x1_8 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_6 = lookup16(x1_8, rotl48) */
+	pxor %xmm6, %xmm14 /* x0_8 = xor(x0_6, rot8_6) */
+	movdqa %xmm8, %xmm6 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_7 = lookup16(x1_9, rotl48) */
+	pxor %xmm6, %xmm12 /* x0_9 = xor(x0_7, rot8_7) */
+	movdqa %xmm14, %xmm6 /* x0_8 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm6 /* rot20_2 = lookup16(x0_8, rotl24) */
+	pxor %xmm6, %xmm10 /* x1_10 = xor(x1_8, rot20_2) */
+	pxor %xmm10, %xmm14 /* x0_10 = xor(x0_8, x1_10) */
+	movdqa %xmm12, %xmm6 /* x0_9 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm6 /* rot20_3 = lookup16(x0_9, rotl24) */
+	pxor %xmm6, %xmm8 /* x1_11 = xor(x1_9, rot20_3) */
+	pxor %xmm8, %xmm12 /* x0_11 = xor(x0_9, x1_11) */
+	movdqa %xmm14, %xmm6 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm6 /* pl_f_2 = lookup16(x0_10, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm14 /* pl_r_3 = lookup16(x0_10, pl_rear1) */
+	movdqa %xmm12, %xmm15 /* x0_11 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm15 /* pl_r_2 = lookup16(x0_11, pl_rear0) */
+	pxor %xmm15, %xmm6 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm12 /* pl_f_3 = lookup16(x0_11, pl_front1) */
+	pxor %xmm14, %xmm12 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	movdqa %xmm10, %xmm14 /* x1_10 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm14 /* pr_f_2 = lookup16(x1_10, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm10 /* pr_r_3 = lookup16(x1_10, pr_rear1) */
+	movdqa %xmm8, %xmm15 /* x1_11 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm15 /* pr_r_2 = lookup16(x1_11, pr_rear0) */
+	pxor %xmm15, %xmm14 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm8 /* pr_f_3 = lookup16(x1_11, pr_front1) */
+	pxor %xmm10, %xmm8 /* pr_3 = xor(pr_f_3, pr_r_3) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	movdqa %xmm0, %xmm10 /* rk0 */
+	pxor 96(%rsp), %xmm10 /* k0_4 = xor(rk0, g2x0_0.2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor 80(%rsp), %xmm0 /* k0_6 = xor(rk0, g3x0_0.2) */
+	movdqa %xmm2, %xmm15 /* rk0_1 */
+	pxor 112(%rsp), %xmm15 /* k0_5 = xor(rk0_1, g2x0_1.2) */
+	pxor 48(%rsp), %xmm2 /* k0_7 = xor(rk0_1, g3x0_1.2) */
+	movdqa %xmm8, 128(%rsp) /* spill g1x1_1.3 */
+	movdqa %xmm3, %xmm8 /* rk1 */
+	pxor 16(%rsp), %xmm8 /* k1_4 = xor(rk1, g2x1_0.2) */
+	pxor 32(%rsp), %xmm3 /* k1_6 = xor(rk1, g3x1_0.2) */
+	movdqa %xmm14, 144(%rsp) /* spill g1x1_0.3 */
+	movdqa %xmm5, %xmm14 /* rk1_1 */
+	pxor 64(%rsp), %xmm14 /* k1_5 = xor(rk1_1, g2x1_1.2) */
+	pxor 0(%rsp), %xmm5 /* k1_7 = xor(rk1_1, g3x1_1.2) */
+	movdqa %xmm12, 160(%rsp) /* spill g1x0_1.3 */
+	movdqa %xmm10, %xmm12 /* k0_4 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_lo_4 = and(k0_4, carry_everywhere) */
+	psrlw $4, %xmm10 /* s0_sh_4 = shr(k0_4) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_hi_4 = and(s0_sh_4, carry_everywhere) */
+	movdqa %xmm6, 176(%rsp) /* spill g1x0_0.3 */
+	movdqa %xmm9, %xmm6 /* sbox_lo */
+	pshufb %xmm12, %xmm6 /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
+	movdqa %xmm7, %xmm12 /* sbox_hi */
+	pshufb %xmm10, %xmm12 /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
+	por %xmm12, %xmm6 /* s0_4 = or(s0_l_4, s0_h_4) */
+	movdqa %xmm15, %xmm10 /* k0_5 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_lo_5 = and(k0_5, carry_everywhere) */
+	psrlw $4, %xmm15 /* s0_sh_5 = shr(k0_5) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm15 /* s0_hi_5 = and(s0_sh_5, carry_everywhere) */
+	movdqa %xmm9, %xmm12 /* sbox_lo */
+	pshufb %xmm10, %xmm12 /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
+	movdqa %xmm7, %xmm10 /* sbox_hi */
+	pshufb %xmm15, %xmm10 /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
+	por %xmm10, %xmm12 /* s0_5 = or(s0_l_5, s0_h_5) */
+	movdqa %xmm8, %xmm10 /* k1_4 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s1_lo_4 = and(k1_4, carry_everywhere) */
+	psrlw $4, %xmm8 /* s1_sh_4 = shr(k1_4) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_hi_4 = and(s1_sh_4, carry_everywhere) */
+	movdqa %xmm9, %xmm15 /* sbox_lo */
+	pshufb %xmm10, %xmm15 /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
+	movdqa %xmm7, %xmm10 /* sbox_hi */
+	pshufb %xmm8, %xmm10 /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
+	por %xmm10, %xmm15 /* s1_4 = or(s1_l_4, s1_h_4) */
+	pxor %xmm6, %xmm15 /* x1_12 = xor(s1_4, s0_4) */
+	movdqa %xmm14, %xmm8 /* k1_5 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_lo_5 = and(k1_5, carry_everywhere) */
+	psrlw $4, %xmm14 /* s1_sh_5 = shr(k1_5) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s1_hi_5 = and(s1_sh_5, carry_everywhere) */
+	movdqa %xmm9, %xmm10 /* sbox_lo */
+	pshufb %xmm8, %xmm10 /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
+	movdqa %xmm7, %xmm8 /* sbox_hi */
+	pshufb %xmm14, %xmm8 /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
+	por %xmm8, %xmm10 /* s1_5 = or(s1_l_5, s1_h_5) */
+	pxor %xmm12, %xmm10 /* x1_13 = xor(s1_5, s0_5) */
+	movdqa %xmm15, %xmm8 /* x1_12 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm8 /* rot4_4 = lookup16(x1_12, rotl56) */
+	pxor %xmm8, %xmm6 /* x0_12 = xor(s0_4, rot4_4) */
+	movdqa %xmm10, %xmm8 /* x1_13 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm8 /* rot4_5 = lookup16(x1_13, rotl56) */
+	pxor %xmm8, %xmm12 /* x0_13 = xor(s0_5, rot4_5) */
+	movdqa %xmm6, %xmm8 /* x0_12 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_8 = lookup16(x0_12, rotl48) */
+	pxor %xmm8, %xmm15 /* x1_14 = xor(x1_12, rot8_8) */
+	movdqa %xmm12, %xmm8 /* x0_13 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_9 = lookup16(x0_13, rotl48) */
+	pxor %xmm8, %xmm10 /* x1_15 = xor(x1_13, rot8_9) */
+	movdqa %xmm15, %xmm8 /* x1_14 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_10 = lookup16(x1_14, rotl48) */
+	pxor %xmm8, %xmm6 /* x0_14 = xor(x0_12, rot8_10) */
+	movdqa %xmm10, %xmm8 /* x1_15 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_11 = lookup16(x1_15, rotl48) */
+	pxor %xmm8, %xmm12 /* x0_15 = xor(x0_13, rot8_11) */
+	movdqa %xmm6, %xmm8 /* x0_14 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm8 /* rot20_4 = lookup16(x0_14, rotl24) */
+	pxor %xmm8, %xmm15 /* x1_16 = xor(x1_14, rot20_4) */
+	pxor %xmm15, %xmm6 /* x0_16 = xor(x0_14, x1_16) */
+	movdqa %xmm12, %xmm8 /* x0_15 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm8 /* rot20_5 = lookup16(x0_15, rotl24) */
+	pxor %xmm8, %xmm10 /* x1_17 = xor(x1_15, rot20_5) */
+	pxor %xmm10, %xmm12 /* x0_17 = xor(x0_15, x1_17) */
+	movdqa %xmm6, %xmm8 /* x0_16 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm8 /* pl_f_4 = lookup16(x0_16, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm6 /* pl_r_5 = lookup16(x0_16, pl_rear1) */
+	movdqa %xmm12, %xmm14 /* x0_17 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm14 /* pl_r_4 = lookup16(x0_17, pl_rear0) */
+	pxor %xmm14, %xmm8 /* pl_4 = xor(pl_f_4, pl_r_4) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm12 /* pl_f_5 = lookup16(x0_17, pl_front1) */
+	pxor %xmm6, %xmm12 /* pl_5 = xor(pl_f_5, pl_r_5) */
+	movdqa %xmm15, %xmm6 /* x1_16 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm6 /* pr_f_4 = lookup16(x1_16, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm15 /* pr_r_5 = lookup16(x1_16, pr_rear1) */
+	movdqa %xmm10, %xmm14 /* x1_17 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm14 /* pr_r_4 = lookup16(x1_17, pr_rear0) */
+	pxor %xmm14, %xmm6 /* pr_4 = xor(pr_f_4, pr_r_4) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm10 /* pr_f_5 = lookup16(x1_17, pr_front1) */
+	pxor %xmm15, %xmm10 /* pr_5 = xor(pr_f_5, pr_r_5) */
+	movdqa %xmm0, %xmm14 /* k0_6 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s0_lo_6 = and(k0_6, carry_everywhere) */
+	psrlw $4, %xmm0 /* s0_sh_6 = shr(k0_6) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s0_hi_6 = and(s0_sh_6, carry_everywhere) */
+	movdqa %xmm9, %xmm15 /* sbox_lo */
+	pshufb %xmm14, %xmm15 /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
+	movdqa %xmm7, %xmm14 /* sbox_hi */
+	pshufb %xmm0, %xmm14 /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
+	por %xmm14, %xmm15 /* s0_6 = or(s0_l_6, s0_h_6) */
+	movdqa %xmm2, %xmm0 /* k0_7 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s0_lo_7 = and(k0_7, carry_everywhere) */
+	psrlw $4, %xmm2 /* s0_sh_7 = shr(k0_7) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm2 /* s0_hi_7 = and(s0_sh_7, carry_everywhere) */
+	movdqa %xmm9, %xmm14 /* sbox_lo */
+	pshufb %xmm0, %xmm14 /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm0, %xmm2 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm3, %xmm0 /* k1 */
-	pand %xmm4, %xmm0 /* s1_lo = and(k1, carry_everywhere) */
-	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm4, %xmm3 /* s1_hi = and(s1_sh, carry_everywhere) */
-	movdqa %xmm8, %xmm6 /* sbox_lo */
-	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	pshufb %xmm2, %xmm0 /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
+	por %xmm0, %xmm14 /* s0_7 = or(s0_l_7, s0_h_7) */
+	movdqa %xmm3, %xmm0 /* k1_6 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s1_lo_6 = and(k1_6, carry_everywhere) */
+	psrlw $4, %xmm3 /* s1_sh_6 = shr(k1_6) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm3 /* s1_hi_6 = and(s1_sh_6, carry_everywhere) */
+	movdqa %xmm9, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
-	movdqa %xmm1, %xmm0 /* k1_1 */
-	pand %xmm4, %xmm0 /* s1_lo_1 = and(k1_1, carry_everywhere) */
-	movdqa %xmm8, %xmm3 /* sbox_lo */
-	pshufb %xmm0, %xmm3 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm4, %xmm1 /* s1_hi_1 = and(s1_sh_1, carry_everywhere) */
+	pshufb %xmm3, %xmm0 /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
+	por %xmm0, %xmm2 /* s1_6 = or(s1_l_6, s1_h_6) */
+	pxor %xmm15, %xmm2 /* x1_18 = xor(s1_6, s0_6) */
+	movdqa %xmm5, %xmm0 /* k1_7 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s1_lo_7 = and(k1_7, carry_everywhere) */
+	movdqa %xmm9, %xmm3 /* sbox_lo */
+	pshufb %xmm0, %xmm3 /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
+	psrlw $4, %xmm5 /* s1_sh_7 = shr(k1_7) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm5 /* s1_hi_7 = and(s1_sh_7, carry_everywhere) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm0, %xmm3 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm2, %xmm3 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm6, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm3, %xmm0 /* x1_1 */
-	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm0, %xmm2 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm5, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
-	movdqa %xmm2, %xmm0 /* x0_1 */
-	pshufb %xmm5, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm3 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm6, %xmm0 /* x1_2 */
-	pshufb %xmm5, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	movdqa %xmm3, %xmm0 /* x1_3 */
-	pshufb %xmm5, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm0, %xmm2 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm12, %xmm0 /* x0_2 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
-	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
-	movdqa %xmm2, %xmm0 /* x0_3 */
-	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm3 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm3, %xmm2 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa %xmm12, %xmm0 /* x0_4 */
-	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	movdqa %xmm2, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm2 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	pxor %xmm12, %xmm2 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa %xmm6, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	movdqa %xmm3, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm3 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm6, %xmm3 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm2, %xmm6 /* g0x0_1.3 */
-	movdqa %xmm1, %xmm2 /* g0x1_0.3 */
-	movdqa %xmm3, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm2, %xmm3 /* g0x1_0.3 */
+	pshufb %xmm5, %xmm0 /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
+	por %xmm0, %xmm3 /* s1_7 = or(s1_l_7, s1_h_7) */
+	pxor %xmm14, %xmm3 /* x1_19 = xor(s1_7, s0_7) */
+	movdqa %xmm2, %xmm0 /* x1_18 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm0 /* rot4_6 = lookup16(x1_18, rotl56) */
+	pxor %xmm0, %xmm15 /* x0_18 = xor(s0_6, rot4_6) */
+	movdqa %xmm3, %xmm0 /* x1_19 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm0 /* rot4_7 = lookup16(x1_19, rotl56) */
+	pxor %xmm0, %xmm14 /* x0_19 = xor(s0_7, rot4_7) */
+	movdqa %xmm15, %xmm0 /* x0_18 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm0 /* rot8_12 = lookup16(x0_18, rotl48) */
+	pxor %xmm0, %xmm2 /* x1_20 = xor(x1_18, rot8_12) */
+	movdqa %xmm14, %xmm0 /* x0_19 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm0 /* rot8_13 = lookup16(x0_19, rotl48) */
+	pxor %xmm0, %xmm3 /* x1_21 = xor(x1_19, rot8_13) */
+	movdqa %xmm2, %xmm0 /* x1_20 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm0 /* rot8_14 = lookup16(x1_20, rotl48) */
+	pxor %xmm0, %xmm15 /* x0_20 = xor(x0_18, rot8_14) */
+	movdqa %xmm3, %xmm0 /* x1_21 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm0 /* rot8_15 = lookup16(x1_21, rotl48) */
+	pxor %xmm0, %xmm14 /* x0_21 = xor(x0_19, rot8_15) */
+	movdqa %xmm15, %xmm0 /* x0_20 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm0 /* rot20_6 = lookup16(x0_20, rotl24) */
+	pxor %xmm0, %xmm2 /* x1_22 = xor(x1_20, rot20_6) */
+	movdqa %xmm14, %xmm0 /* x0_21 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm0 /* rot20_7 = lookup16(x0_21, rotl24) */
+	pxor %xmm0, %xmm3 /* x1_23 = xor(x1_21, rot20_7) */
+	pxor %xmm2, %xmm15 /* x0_22 = xor(x0_20, x1_22) */
+	pxor %xmm3, %xmm14 /* x0_23 = xor(x0_21, x1_23) */
+	movdqa %xmm15, %xmm0 /* x0_22 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm0 /* pl_f_6 = lookup16(x0_22, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm15 /* pl_r_7 = lookup16(x0_22, pl_rear1) */
+	movdqa %xmm14, %xmm5 /* x0_23 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm5 /* pl_r_6 = lookup16(x0_23, pl_rear0) */
+	pxor %xmm5, %xmm0 /* pl_6 = xor(pl_f_6, pl_r_6) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm14 /* pl_f_7 = lookup16(x0_23, pl_front1) */
+	pxor %xmm15, %xmm14 /* pl_7 = xor(pl_f_7, pl_r_7) */
+	movdqa %xmm2, %xmm5 /* x1_22 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm5 /* pr_f_6 = lookup16(x1_22, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm2 /* pr_r_7 = lookup16(x1_22, pr_rear1) */
+	movdqa %xmm3, %xmm15 /* x1_23 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm15 /* pr_r_6 = lookup16(x1_23, pr_rear0) */
+	pxor %xmm15, %xmm5 /* pr_6 = xor(pr_f_6, pr_r_6) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm3 /* pr_f_7 = lookup16(x1_23, pr_front1) */
+	pxor %xmm2, %xmm3 /* pr_7 = xor(pr_f_7, pr_r_7) */
+	movdqa %xmm8, 96(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm12, 112(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm6, 16(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm10, 64(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm0, 80(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm14, 48(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm5, 32(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm3, 0(%rsp) /* spill g3x1_1.2 */
+	movdqa 176(%rsp), %xmm6 /* reload g1x0_0.3 */
+	movdqa 144(%rsp), %xmm8 /* reload g1x1_0.3 */
+	movdqa 160(%rsp), %xmm10 /* reload g1x0_1.3 */
+	movdqa %xmm13, %xmm12 /* g0x0_1.3 */
+	movdqa %xmm4, %xmm14 /* g0x1_1.3 */
+	movdqa %xmm11, %xmm4 /* g0x1_0.3 */
+	movdqa 128(%rsp), %xmm15 /* reload g1x1_1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_16_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm2 /* rk0_2 = load() */
-	pxor %xmm2, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	movdqu 3072(%rdi), %xmm0 /* rk0_2 = load() */
+	pxor %xmm0, %xmm1 /* y0 = xor(g0x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm1 /* de = lookup16(y0, deinterleave) */
 	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
-	pxor %xmm2, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqu 3136(%rdi), %xmm2 /* rk1_2 = load() */
-	pxor %xmm2, %xmm3 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm3 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm2 /* rk1_3 = load() */
-	pxor %xmm2, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm0, %xmm2 /* de */
-	punpcklqdq %xmm6, %xmm2 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm2, %xmm6 /* even_2 */
-	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm2 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
-	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm13, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
-	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm13, %xmm2 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm6 /* ct = xor(out_lo, msg) */
-	movdqu %xmm6, (%rdx) /* store ct */
-	movdqu 32(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm2 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm2, 32(%rdx) /* store ct_1 */
-	movdqa %xmm3, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm3 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	movdqa %xmm12, %xmm2 /* high_nibbles */
-	pandn %xmm3, %xmm2 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm2, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	psrlw $4, %xmm3 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm3, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	movdqu 16(%rcx), %xmm2 /* msg_2 = load() */
-	pxor %xmm2, %xmm1 /* ct_2 = xor(out_lo_1, msg_2) */
-	movdqu %xmm1, 16(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
-	pxor %xmm1, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
-	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pxor %xmm2, %xmm12 /* y0_1 = xor(g0x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm12 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
+	pxor %xmm3, %xmm4 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm4 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
+	pxor %xmm5, %xmm14 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm14 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm1, %xmm7 /* de */
+	punpcklqdq %xmm12, %xmm7 /* even_8 = unpacklo(de, de_1) */
+	punpckhqdq %xmm12, %xmm1 /* odd_8 = unpackhi(de, de_1) */
+	movdqa %xmm7, %xmm9 /* even_8 */
+	psllw $4, %xmm9 /* ev_sh = shl(even_8) */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm9 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm7 /* out_hi_b = and(even_8, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm11 /* high_nibbles = const() */
+	movdqa %xmm11, %xmm12 /* high_nibbles */
+	pandn %xmm1, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_8) */
+	por %xmm12, %xmm9 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm1 /* od_sh = shr(odd_8) */
+	movdqa %xmm11, %xmm12 /* high_nibbles */
+	pandn %xmm1, %xmm12 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm12, %xmm7 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu (%rcx), %xmm1 /* msg = load() */
+	pxor %xmm1, %xmm9 /* ct = xor(out_lo, msg) */
+	movdqu %xmm9, (%rdx) /* store ct */
+	movdqu 32(%rcx), %xmm1 /* msg_1 = load() */
+	pxor %xmm1, %xmm7 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm7, 32(%rdx) /* store ct_1 */
+	movdqa %xmm4, %xmm1 /* de_2 */
+	punpcklqdq %xmm14, %xmm1 /* even_9 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm14, %xmm4 /* odd_9 = unpackhi(de_2, de_3) */
+	movdqa %xmm1, %xmm7 /* even_9 */
+	psllw $4, %xmm7 /* ev_sh_1 = shl(even_9) */
+	pand %xmm11, %xmm7 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm11, %xmm1 /* out_hi_1_b = and(even_9, high_nibbles) */
+	movdqa %xmm11, %xmm9 /* high_nibbles */
+	pandn %xmm4, %xmm9 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
+	por %xmm9, %xmm7 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm4 /* od_sh_1 = shr(odd_9) */
+	movdqa %xmm11, %xmm9 /* high_nibbles */
+	pandn %xmm4, %xmm9 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm9, %xmm1 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 16(%rcx), %xmm4 /* msg_2 = load() */
+	pxor %xmm4, %xmm7 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm7, 16(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
+	pxor %xmm4, %xmm1 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqu %xmm1, 48(%rdx) /* store ct_3 */
+	pxor %xmm0, %xmm6 /* y0_2 = xor(g1x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm2, %xmm10 /* y0_3 = xor(g1x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm10 /* de_5 = lookup16(y0_3, deinterleave) */
+	pxor %xmm3, %xmm8 /* y1_2 = xor(g1x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm8 /* de_6 = lookup16(y1_2, deinterleave) */
+	pxor %xmm5, %xmm15 /* y1_3 = xor(g1x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm15 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm6, %xmm1 /* de_4 */
+	punpcklqdq %xmm10, %xmm1 /* even_10 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm10, %xmm6 /* odd_10 = unpackhi(de_4, de_5) */
+	movdqa %xmm1, %xmm4 /* even_10 */
+	psllw $4, %xmm4 /* ev_sh_2 = shl(even_10) */
+	pand %xmm11, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm11, %xmm1 /* out_hi_2_b = and(even_10, high_nibbles) */
+	movdqa %xmm11, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
+	por %xmm7, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm6 /* od_sh_2 = shr(odd_10) */
+	movdqa %xmm11, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm7, %xmm1 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm6 /* msg_4 = load() */
+	pxor %xmm6, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm4, 64(%rdx) /* store ct_4 */
+	movdqu 96(%rcx), %xmm4 /* msg_5 = load() */
+	pxor %xmm4, %xmm1 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm1, 96(%rdx) /* store ct_5 */
+	movdqa %xmm8, %xmm1 /* de_6 */
+	punpcklqdq %xmm15, %xmm1 /* even_11 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm15, %xmm8 /* odd_11 = unpackhi(de_6, de_7) */
+	movdqa %xmm1, %xmm4 /* even_11 */
+	psllw $4, %xmm4 /* ev_sh_3 = shl(even_11) */
+	pand %xmm11, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm11, %xmm1 /* out_hi_3_b = and(even_11, high_nibbles) */
+	movdqa %xmm11, %xmm6 /* high_nibbles */
+	pandn %xmm8, %xmm6 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
+	por %xmm6, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm8 /* od_sh_3 = shr(odd_11) */
+	movdqa %xmm11, %xmm6 /* high_nibbles */
+	pandn %xmm8, %xmm6 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm6, %xmm1 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 80(%rcx), %xmm6 /* msg_6 = load() */
+	pxor %xmm6, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm4, 80(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm4 /* msg_7 = load() */
+	pxor %xmm4, %xmm1 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	movdqa %xmm0, %xmm1 /* rk0_2 */
+	pxor 96(%rsp), %xmm1 /* y0_4 = xor(rk0_2, g2x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm1 /* de_8 = lookup16(y0_4, deinterleave) */
+	pxor 80(%rsp), %xmm0 /* y0_6 = xor(rk0_2, g3x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm0 /* de_12 = lookup16(y0_6, deinterleave) */
+	movdqa %xmm2, %xmm4 /* rk0_3 */
+	pxor 112(%rsp), %xmm4 /* y0_5 = xor(rk0_3, g2x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm4 /* de_9 = lookup16(y0_5, deinterleave) */
+	pxor 48(%rsp), %xmm2 /* y0_7 = xor(rk0_3, g3x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm2 /* de_13 = lookup16(y0_7, deinterleave) */
+	movdqa %xmm3, %xmm6 /* rk1_2 */
+	pxor 16(%rsp), %xmm6 /* y1_4 = xor(rk1_2, g2x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_10 = lookup16(y1_4, deinterleave) */
+	pxor 32(%rsp), %xmm3 /* y1_6 = xor(rk1_2, g3x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm3 /* de_14 = lookup16(y1_6, deinterleave) */
+	movdqa %xmm5, %xmm7 /* rk1_3 */
+	pxor 64(%rsp), %xmm7 /* y1_5 = xor(rk1_3, g2x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm7 /* de_11 = lookup16(y1_5, deinterleave) */
+	pxor 0(%rsp), %xmm5 /* y1_7 = xor(rk1_3, g3x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm5 /* de_15 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm1, %xmm8 /* de_8 */
+	punpcklqdq %xmm4, %xmm8 /* even_12 = unpacklo(de_8, de_9) */
+	punpckhqdq %xmm4, %xmm1 /* odd_12 = unpackhi(de_8, de_9) */
+	movdqa %xmm8, %xmm4 /* even_12 */
+	psllw $4, %xmm4 /* ev_sh_4 = shl(even_12) */
+	pand %xmm11, %xmm4 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
+	pand %xmm11, %xmm8 /* out_hi_4_b = and(even_12, high_nibbles) */
+	movdqa %xmm11, %xmm9 /* high_nibbles */
+	pandn %xmm1, %xmm9 /* out_lo_4_a = andnot(high_nibbles, odd_12) */
+	por %xmm9, %xmm4 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
+	psrlw $4, %xmm1 /* od_sh_4 = shr(odd_12) */
+	movdqa %xmm11, %xmm9 /* high_nibbles */
+	pandn %xmm1, %xmm9 /* out_hi_4_a = andnot(high_nibbles, od_sh_4) */
+	por %xmm9, %xmm8 /* out_hi_4 = or(out_hi_4_b, out_hi_4_a) */
+	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
+	pxor %xmm1, %xmm4 /* ct_8 = xor(out_lo_4, msg_8) */
+	movdqu %xmm4, 128(%rdx) /* store ct_8 */
+	movdqu 160(%rcx), %xmm1 /* msg_9 = load() */
+	pxor %xmm1, %xmm8 /* ct_9 = xor(out_hi_4, msg_9) */
+	movdqu %xmm8, 160(%rdx) /* store ct_9 */
+	movdqa %xmm6, %xmm1 /* de_10 */
+	punpcklqdq %xmm7, %xmm1 /* even_13 = unpacklo(de_10, de_11) */
+	punpckhqdq %xmm7, %xmm6 /* odd_13 = unpackhi(de_10, de_11) */
+	movdqa %xmm1, %xmm4 /* even_13 */
+	psllw $4, %xmm4 /* ev_sh_5 = shl(even_13) */
+	pand %xmm11, %xmm4 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
+	pand %xmm11, %xmm1 /* out_hi_5_b = and(even_13, high_nibbles) */
+	movdqa %xmm11, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* out_lo_5_a = andnot(high_nibbles, odd_13) */
+	por %xmm7, %xmm4 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
+	psrlw $4, %xmm6 /* od_sh_5 = shr(odd_13) */
+	movdqa %xmm11, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* out_hi_5_a = andnot(high_nibbles, od_sh_5) */
+	por %xmm7, %xmm1 /* out_hi_5 = or(out_hi_5_b, out_hi_5_a) */
+	movdqu 144(%rcx), %xmm6 /* msg_10 = load() */
+	pxor %xmm6, %xmm4 /* ct_10 = xor(out_lo_5, msg_10) */
+	movdqu %xmm4, 144(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm4 /* msg_11 = load() */
+	pxor %xmm4, %xmm1 /* ct_11 = xor(out_hi_5, msg_11) */
+	movdqu %xmm1, 176(%rdx) /* store ct_11 */
+	movdqa %xmm0, %xmm1 /* de_12 */
+	punpcklqdq %xmm2, %xmm1 /* even_14 = unpacklo(de_12, de_13) */
+	punpckhqdq %xmm2, %xmm0 /* odd_14 = unpackhi(de_12, de_13) */
+	movdqa %xmm1, %xmm2 /* even_14 */
+	psllw $4, %xmm2 /* ev_sh_6 = shl(even_14) */
+	pand %xmm11, %xmm2 /* out_lo_6_b = and(ev_sh_6, high_nibbles) */
+	pand %xmm11, %xmm1 /* out_hi_6_b = and(even_14, high_nibbles) */
+	movdqa %xmm11, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
+	por %xmm4, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
+	psrlw $4, %xmm0 /* od_sh_6 = shr(odd_14) */
+	movdqa %xmm11, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
+	por %xmm4, %xmm1 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
+	movdqu 192(%rcx), %xmm0 /* msg_12 = load() */
+	pxor %xmm0, %xmm2 /* ct_12 = xor(out_lo_6, msg_12) */
+	movdqu %xmm2, 192(%rdx) /* store ct_12 */
+	movdqu 224(%rcx), %xmm0 /* msg_13 = load() */
+	pxor %xmm0, %xmm1 /* ct_13 = xor(out_hi_6, msg_13) */
+	movdqu %xmm1, 224(%rdx) /* store ct_13 */
+	movdqa %xmm3, %xmm0 /* de_14 */
+	punpcklqdq %xmm5, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
+	punpckhqdq %xmm5, %xmm3 /* odd_15 = unpackhi(de_14, de_15) */
+	movdqa %xmm0, %xmm1 /* even_15 */
+	psllw $4, %xmm1 /* ev_sh_7 = shl(even_15) */
+	pand %xmm11, %xmm1 /* out_lo_7_b = and(ev_sh_7, high_nibbles) */
+	pand %xmm11, %xmm0 /* out_hi_7_b = and(even_15, high_nibbles) */
+	movdqa %xmm11, %xmm2 /* high_nibbles */
+	pandn %xmm3, %xmm2 /* out_lo_7_a = andnot(high_nibbles, odd_15) */
+	por %xmm2, %xmm1 /* out_lo_7 = or(out_lo_7_b, out_lo_7_a) */
+	psrlw $4, %xmm3 /* od_sh_7 = shr(odd_15) */
+	pandn %xmm3, %xmm11 /* out_hi_7_a = andnot(high_nibbles, od_sh_7) */
+	por %xmm11, %xmm0 /* out_hi_7 = or(out_hi_7_b, out_hi_7_a) */
+	movdqu 208(%rcx), %xmm2 /* msg_14 = load() */
+	pxor %xmm2, %xmm1 /* ct_14 = xor(out_lo_7, msg_14) */
+	movdqu %xmm1, 208(%rdx) /* store ct_14 */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(out_hi_7, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size ublock_register_ssse3_ublock256_256_ctr_xor_asm, .-ublock_register_ssse3_ublock256_256_ctr_xor_asm
 
@@ -2395,16 +6137,20 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-13: vectors, as allocated (14 used)
- *   frame: 0 bytes (0 spill slots of 16 bytes)
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 192 bytes (12 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
 	.hidden ublock_register_ssse3_ublock256_256_encrypt_xor_asm
 	.type ublock_register_ssse3_ublock256_256_encrypt_xor_asm, @function
 	.p2align 5
 ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $192, %rsp
 
-	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	movdqu (%rsi), %xmm0 /* blk = load() */
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqu 32(%rsi), %xmm2 /* blk_2 = load() */
@@ -2440,168 +6186,706 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm1, %xmm2 /* even_1 */
 	punpcklbw %xmm3, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm1 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm3 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm6 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_17_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa .Lublock_register_ssse3_asm_17_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
-	movdqa .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	movdqu 64(%rsi), %xmm3 /* blk_4 = load() */
+	movdqu 80(%rsi), %xmm6 /* blk_5 = load() */
+	movdqu 96(%rsi), %xmm7 /* blk_6 = load() */
+	movdqu 112(%rsi), %xmm8 /* blk_7 = load() */
+	movdqa %xmm3, %xmm9 /* blk_4 */
+	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm9, %xmm10 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm5, %xmm9 /* high_nibbles */
+	pandn %xmm3, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm7, %xmm3 /* blk_6 */
+	pand %xmm5, %xmm3 /* even_2_b = and(blk_6, high_nibbles) */
+	por %xmm10, %xmm3 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm7 /* hi_sh_2 = shl(blk_6) */
+	pand %xmm5, %xmm7 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm9, %xmm7 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm3, %xmm9 /* even_2 */
+	punpcklbw %xmm7, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm7, %xmm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm6, %xmm7 /* blk_5 */
+	psrlw $4, %xmm7 /* lo_sh_3 = shr(blk_5) */
+	movdqa %xmm5, %xmm10 /* high_nibbles */
+	pandn %xmm7, %xmm10 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pandn %xmm6, %xmm7 /* odd_3_a = andnot(high_nibbles, blk_5) */
+	movdqa %xmm8, %xmm6 /* blk_7 */
+	pand %xmm5, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm10, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm8 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm5, %xmm8 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm7, %xmm8 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm7 /* even_3 */
+	punpcklbw %xmm8, %xmm7 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm8, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqu 128(%rsi), %xmm8 /* blk_8 = load() */
+	movdqu 144(%rsi), %xmm10 /* blk_9 = load() */
+	movdqu 160(%rsi), %xmm11 /* blk_10 = load() */
+	movdqu 176(%rsi), %xmm12 /* blk_11 = load() */
+	movdqa %xmm8, %xmm13 /* blk_8 */
+	psrlw $4, %xmm13 /* lo_sh_4 = shr(blk_8) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm13, %xmm14 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
+	movdqa %xmm5, %xmm13 /* high_nibbles */
+	pandn %xmm8, %xmm13 /* odd_4_a = andnot(high_nibbles, blk_8) */
+	movdqa %xmm11, %xmm8 /* blk_10 */
+	pand %xmm5, %xmm8 /* even_4_b = and(blk_10, high_nibbles) */
+	por %xmm14, %xmm8 /* even_4 = or(even_4_b, even_4_a) */
+	psllw $4, %xmm11 /* hi_sh_4 = shl(blk_10) */
+	pand %xmm5, %xmm11 /* odd_4_b = and(hi_sh_4, high_nibbles) */
+	por %xmm13, %xmm11 /* odd_4 = or(odd_4_b, odd_4_a) */
+	movdqa %xmm8, %xmm13 /* even_4 */
+	punpcklbw %xmm11, %xmm13 /* sp_8 = unpacklo(even_4, odd_4) */
+	punpckhbw %xmm11, %xmm8 /* sp_9 = unpackhi(even_4, odd_4) */
+	movdqa %xmm10, %xmm11 /* blk_9 */
+	psrlw $4, %xmm11 /* lo_sh_5 = shr(blk_9) */
+	movdqa %xmm5, %xmm14 /* high_nibbles */
+	pandn %xmm11, %xmm14 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
+	movdqa %xmm5, %xmm11 /* high_nibbles */
+	pandn %xmm10, %xmm11 /* odd_5_a = andnot(high_nibbles, blk_9) */
+	movdqa %xmm12, %xmm10 /* blk_11 */
+	pand %xmm5, %xmm10 /* even_5_b = and(blk_11, high_nibbles) */
+	por %xmm14, %xmm10 /* even_5 = or(even_5_b, even_5_a) */
+	psllw $4, %xmm12 /* hi_sh_5 = shl(blk_11) */
+	pand %xmm5, %xmm12 /* odd_5_b = and(hi_sh_5, high_nibbles) */
+	por %xmm11, %xmm12 /* odd_5 = or(odd_5_b, odd_5_a) */
+	movdqa %xmm10, %xmm11 /* even_5 */
+	punpcklbw %xmm12, %xmm11 /* sp_10 = unpacklo(even_5, odd_5) */
+	punpckhbw %xmm12, %xmm10 /* sp_11 = unpackhi(even_5, odd_5) */
+	movdqu 192(%rsi), %xmm12 /* blk_12 = load() */
+	movdqu 208(%rsi), %xmm14 /* blk_13 = load() */
+	movdqu 224(%rsi), %xmm15 /* blk_14 = load() */
+	movdqa %xmm0, 0(%rsp) /* spill g0x0_1.1 */
+	movdqu 240(%rsi), %xmm0 /* blk_15 = load() */
+	movdqa %xmm1, 16(%rsp) /* spill g0x1_1.1 */
+	movdqa %xmm12, %xmm1 /* blk_12 */
+	psrlw $4, %xmm1 /* lo_sh_6 = shr(blk_12) */
+	movdqa %xmm2, 32(%rsp) /* spill g0x1_0.1 */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm1, %xmm2 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
+	movdqa %xmm5, %xmm1 /* high_nibbles */
+	pandn %xmm12, %xmm1 /* odd_6_a = andnot(high_nibbles, blk_12) */
+	movdqa %xmm15, %xmm12 /* blk_14 */
+	pand %xmm5, %xmm12 /* even_6_b = and(blk_14, high_nibbles) */
+	por %xmm2, %xmm12 /* even_6 = or(even_6_b, even_6_a) */
+	psllw $4, %xmm15 /* hi_sh_6 = shl(blk_14) */
+	pand %xmm5, %xmm15 /* odd_6_b = and(hi_sh_6, high_nibbles) */
+	por %xmm1, %xmm15 /* odd_6 = or(odd_6_b, odd_6_a) */
+	movdqa %xmm12, %xmm1 /* even_6 */
+	punpcklbw %xmm15, %xmm1 /* sp_12 = unpacklo(even_6, odd_6) */
+	punpckhbw %xmm15, %xmm12 /* sp_13 = unpackhi(even_6, odd_6) */
+	movdqa %xmm14, %xmm2 /* blk_13 */
+	psrlw $4, %xmm2 /* lo_sh_7 = shr(blk_13) */
+	movdqa %xmm5, %xmm15 /* high_nibbles */
+	pandn %xmm2, %xmm15 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
+	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pandn %xmm14, %xmm2 /* odd_7_a = andnot(high_nibbles, blk_13) */
+	movdqa %xmm0, %xmm14 /* blk_15 */
+	pand %xmm5, %xmm14 /* even_7_b = and(blk_15, high_nibbles) */
+	por %xmm15, %xmm14 /* even_7 = or(even_7_b, even_7_a) */
+	psllw $4, %xmm0 /* hi_sh_7 = shl(blk_15) */
+	pand %xmm5, %xmm0 /* odd_7_b = and(hi_sh_7, high_nibbles) */
+	por %xmm2, %xmm0 /* odd_7 = or(odd_7_b, odd_7_a) */
+	movdqa %xmm14, %xmm2 /* even_7 */
+	punpcklbw %xmm0, %xmm2 /* sp_14 = unpacklo(even_7, odd_7) */
+	punpckhbw %xmm0, %xmm14 /* sp_15 = unpackhi(even_7, odd_7) */
+	movdqa 0(%rsp), %xmm0 /* reload g0x0_1.2 */
+	movdqa 32(%rsp), %xmm5 /* reload g0x1_0.2 */
+	movdqa 16(%rsp), %xmm15 /* reload g0x1_1.2 */
+	movdqa %xmm13, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm8, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm11, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm10, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm12, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm2, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm14, 112(%rsp) /* spill g3x1_1.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_17_loop_r0:
-	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm1 /* rk0 = load() */
+	movdqu 16(%rdi,%r8), %xmm2 /* rk0_1 = load() */
+	movdqu 64(%rdi,%r8), %xmm8 /* rk1 = load() */
+	movdqu 80(%rdi,%r8), %xmm10 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm5, %xmm4 /* k0 = xor(g0x0_0, rk0) */
-	movdqu 16(%rdi,%r8), %xmm5 /* rk0_1 = load() */
-	pxor %xmm5, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqu 64(%rdi,%r8), %xmm5 /* rk1 = load() */
-	pxor %xmm5, %xmm2 /* k1 = xor(g0x1_0, rk1) */
-	movdqu 80(%rdi,%r8), %xmm5 /* rk1_1 = load() */
-	pxor %xmm5, %xmm1 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm4, %xmm5 /* k0 */
-	pand %xmm3, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	pxor %xmm1, %xmm4 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm2, %xmm0 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm8, %xmm5 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm10, %xmm15 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm4, %xmm11 /* k0 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm4 /* s0_sh = shr(k0) */
-	pand %xmm3, %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm4, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_17_sbox_lo(%rip), %xmm12 /* sbox_lo = const() */
+	movdqa %xmm12, %xmm13 /* sbox_lo */
+	pshufb %xmm11, %xmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa .Lublock_register_ssse3_asm_17_sbox_hi(%rip), %xmm11 /* sbox_hi = const() */
+	movdqa %xmm11, %xmm14 /* sbox_hi */
+	pshufb %xmm4, %xmm14 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm14, %xmm13 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm0, %xmm4 /* k0_1 */
-	pand %xmm3, %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_lo_1 = and(k0_1, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm3, %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_lo */
-	pshufb %xmm4, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm4 /* sbox_hi */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm0 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm14 /* sbox_lo */
+	pshufb %xmm4, %xmm14 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
 	pshufb %xmm0, %xmm4 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm4, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm2, %xmm0 /* k1 */
-	pand %xmm3, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm2 /* s1_sh = shr(k1) */
-	pand %xmm3, %xmm2 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm4 /* sbox_lo */
+	por %xmm4, %xmm14 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm5, %xmm0 /* k1 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm5 /* s1_sh = shr(k1) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm5 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_lo */
 	pshufb %xmm0, %xmm4 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm2, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm5, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm4 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm12, %xmm4 /* x1 = xor(s1, s0) */
-	movdqa %xmm1, %xmm0 /* k1_1 */
-	pand %xmm3, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	movdqa %xmm8, %xmm2 /* sbox_lo */
-	pshufb %xmm0, %xmm2 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	psrlw $4, %xmm1 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm3, %xmm1 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm1, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm0, %xmm2 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm5, %xmm2 /* x1_1 = xor(s1_1, s0_1) */
+	pxor %xmm13, %xmm4 /* x1 = xor(s1, s0) */
+	movdqa %xmm15, %xmm0 /* k1_1 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm15 /* s1_sh_1 = shr(k1_1) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm15 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm12, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm11, %xmm0 /* sbox_hi */
+	pshufb %xmm15, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm14, %xmm5 /* x1_1 = xor(s1_1, s0_1) */
 	movdqa %xmm4, %xmm0 /* x1 */
-	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	movdqa %xmm2, %xmm0 /* x1_1 */
-	pshufb %xmm10, %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm0, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm12, %xmm0 /* x0 */
-	pshufb %xmm6, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm13 /* x0 = xor(s0, rot4) */
+	movdqa %xmm5, %xmm0 /* x1_1 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm0 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm14 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm13, %xmm0 /* x0 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm0 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm0, %xmm4 /* x1_2 = xor(x1, rot8) */
-	movdqa %xmm5, %xmm0 /* x0_1 */
-	pshufb %xmm6, %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm2 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm14, %xmm0 /* x0_1 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm0 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm5 /* x1_3 = xor(x1_1, rot8_1) */
 	movdqa %xmm4, %xmm0 /* x1_2 */
-	pshufb %xmm6, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
-	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	movdqa %xmm2, %xmm0 /* x1_3 */
-	pshufb %xmm6, %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm0, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm12, %xmm0 /* x0_2 */
-	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	pxor %xmm0, %xmm13 /* x0_2 = xor(x0, rot8_2) */
+	movdqa %xmm5, %xmm0 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm0 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm14 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm13, %xmm0 /* x0_2 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
 	pxor %xmm0, %xmm4 /* x1_4 = xor(x1_2, rot20) */
-	movdqa %xmm5, %xmm0 /* x0_3 */
-	pshufb %xmm9, %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm2 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm4, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm2, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa %xmm12, %xmm0 /* x0_4 */
-	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	movdqa %xmm5, %xmm1 /* x0_5 */
-	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm1 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm1, %xmm0 /* pl = xor(pl_f, pl_r) */
-	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa %xmm4, %xmm1 /* x1_4 */
-	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm1 /* pr_f = lookup16(x1_4, pr_front0) */
+	pxor %xmm4, %xmm13 /* x0_4 = xor(x0_2, x1_4) */
+	movdqa %xmm14, %xmm0 /* x0_3 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm0 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm5 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm5, %xmm14 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm13, %xmm0 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm13 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	movdqa %xmm14, %xmm15 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm15 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm15, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm14 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pxor %xmm13, %xmm14 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm4, %xmm13 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm13 /* pr_f = lookup16(x1_4, pr_front0) */
 	pshufb .Lublock_register_ssse3_asm_17_pr_rear1(%rip), %xmm4 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	movdqa %xmm2, %xmm12 /* x1_5 */
-	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm12, %xmm1 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm2 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm4, %xmm2 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm5, %xmm15 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm15 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm15, %xmm13 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm5 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm4, %xmm5 /* pr_1 = xor(pr_f_1, pr_r_1) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor %xmm1, %xmm9 /* k0_2 = xor(g1x0_0, rk0) */
+	pxor %xmm2, %xmm3 /* k0_3 = xor(g1x0_1, rk0_1) */
+	pxor %xmm8, %xmm7 /* k1_2 = xor(g1x1_0, rk1) */
+	pxor %xmm10, %xmm6 /* k1_3 = xor(g1x1_1, rk1_1) */
+	movdqa %xmm9, %xmm4 /* k0_2 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm4, %xmm15 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm9, %xmm4 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm4, %xmm15 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm3, %xmm4 /* k0_3 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	psrlw $4, %xmm3 /* s0_sh_3 = shr(k0_3) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm3 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_lo */
+	pshufb %xmm4, %xmm9 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm3, %xmm4 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm4, %xmm9 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm7, %xmm3 /* k1_2 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s1_sh_2 = shr(k1_2) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm7 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm12, %xmm4 /* sbox_lo */
+	pshufb %xmm3, %xmm4 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm11, %xmm3 /* sbox_hi */
+	pshufb %xmm7, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm3, %xmm4 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm15, %xmm4 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm6, %xmm3 /* k1_3 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm3 /* s1_lo_3 = and(k1_3, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_lo */
+	pshufb %xmm3, %xmm7 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	movdqa %xmm11, %xmm3 /* sbox_hi */
+	pshufb %xmm6, %xmm3 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm3, %xmm7 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm9, %xmm7 /* x1_7 = xor(s1_3, s0_3) */
+	movdqa %xmm4, %xmm3 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm3, %xmm15 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm7, %xmm3 /* x1_7 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm3 /* rot4_3 = lookup16(x1_7, rotl56) */
+	pxor %xmm3, %xmm9 /* x0_7 = xor(s0_3, rot4_3) */
+	movdqa %xmm15, %xmm3 /* x0_6 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm3, %xmm4 /* x1_8 = xor(x1_6, rot8_4) */
+	movdqa %xmm9, %xmm3 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm3 /* rot8_5 = lookup16(x0_7, rotl48) */
+	pxor %xmm3, %xmm7 /* x1_9 = xor(x1_7, rot8_5) */
+	movdqa %xmm4, %xmm3 /* x1_8 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm3 /* rot8_6 = lookup16(x1_8, rotl48) */
+	pxor %xmm3, %xmm15 /* x0_8 = xor(x0_6, rot8_6) */
+	movdqa %xmm7, %xmm3 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm3 /* rot8_7 = lookup16(x1_9, rotl48) */
+	pxor %xmm3, %xmm9 /* x0_9 = xor(x0_7, rot8_7) */
+	movdqa %xmm15, %xmm3 /* x0_8 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_8, rotl24) */
+	pxor %xmm3, %xmm4 /* x1_10 = xor(x1_8, rot20_2) */
+	pxor %xmm4, %xmm15 /* x0_10 = xor(x0_8, x1_10) */
+	movdqa %xmm9, %xmm3 /* x0_9 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm3 /* rot20_3 = lookup16(x0_9, rotl24) */
+	pxor %xmm3, %xmm7 /* x1_11 = xor(x1_9, rot20_3) */
+	pxor %xmm7, %xmm9 /* x0_11 = xor(x0_9, x1_11) */
+	movdqa %xmm15, %xmm3 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm3 /* pl_f_2 = lookup16(x0_10, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm15 /* pl_r_3 = lookup16(x0_10, pl_rear1) */
+	movdqa %xmm9, %xmm6 /* x0_11 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm6 /* pl_r_2 = lookup16(x0_11, pl_rear0) */
+	pxor %xmm6, %xmm3 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm9 /* pl_f_3 = lookup16(x0_11, pl_front1) */
+	pxor %xmm15, %xmm9 /* pl_3 = xor(pl_f_3, pl_r_3) */
+	movdqa %xmm4, %xmm6 /* x1_10 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm6 /* pr_f_2 = lookup16(x1_10, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear1(%rip), %xmm4 /* pr_r_3 = lookup16(x1_10, pr_rear1) */
+	movdqa %xmm7, %xmm15 /* x1_11 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm15 /* pr_r_2 = lookup16(x1_11, pr_rear0) */
+	pxor %xmm15, %xmm6 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm7 /* pr_f_3 = lookup16(x1_11, pr_front1) */
+	pxor %xmm4, %xmm7 /* pr_3 = xor(pr_f_3, pr_r_3) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	movdqa %xmm1, %xmm4 /* rk0 */
+	pxor 16(%rsp), %xmm4 /* k0_4 = xor(rk0, g2x0_0.2) */
+
+	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+	pxor 64(%rsp), %xmm1 /* k0_6 = xor(rk0, g3x0_0.2) */
+	movdqa %xmm2, %xmm15 /* rk0_1 */
+	pxor 32(%rsp), %xmm15 /* k0_5 = xor(rk0_1, g2x0_1.2) */
+	pxor 80(%rsp), %xmm2 /* k0_7 = xor(rk0_1, g3x0_1.2) */
+	movdqa %xmm7, 128(%rsp) /* spill g1x1_1.3 */
+	movdqa %xmm8, %xmm7 /* rk1 */
+	pxor 0(%rsp), %xmm7 /* k1_4 = xor(rk1, g2x1_0.2) */
+	pxor 96(%rsp), %xmm8 /* k1_6 = xor(rk1, g3x1_0.2) */
+	movdqa %xmm6, 144(%rsp) /* spill g1x1_0.3 */
+	movdqa %xmm10, %xmm6 /* rk1_1 */
+	pxor 48(%rsp), %xmm6 /* k1_5 = xor(rk1_1, g2x1_1.2) */
+	pxor 112(%rsp), %xmm10 /* k1_7 = xor(rk1_1, g3x1_1.2) */
+	movdqa %xmm9, 160(%rsp) /* spill g1x0_1.3 */
+	movdqa %xmm4, %xmm9 /* k0_4 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm9 /* s0_lo_4 = and(k0_4, low_nibbles) */
+	psrlw $4, %xmm4 /* s0_sh_4 = shr(k0_4) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_hi_4 = and(s0_sh_4, low_nibbles) */
+	movdqa %xmm3, 176(%rsp) /* spill g1x0_0.3 */
+	movdqa %xmm12, %xmm3 /* sbox_lo */
+	pshufb %xmm9, %xmm3 /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
+	movdqa %xmm11, %xmm9 /* sbox_hi */
+	pshufb %xmm4, %xmm9 /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
+	por %xmm9, %xmm3 /* s0_4 = or(s0_l_4, s0_h_4) */
+	movdqa %xmm15, %xmm4 /* k0_5 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s0_lo_5 = and(k0_5, low_nibbles) */
+	psrlw $4, %xmm15 /* s0_sh_5 = shr(k0_5) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm15 /* s0_hi_5 = and(s0_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm9 /* sbox_lo */
+	pshufb %xmm4, %xmm9 /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm15, %xmm4 /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
+	por %xmm4, %xmm9 /* s0_5 = or(s0_l_5, s0_h_5) */
+	movdqa %xmm7, %xmm4 /* k1_4 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s1_lo_4 = and(k1_4, low_nibbles) */
+	psrlw $4, %xmm7 /* s1_sh_4 = shr(k1_4) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm7 /* s1_hi_4 = and(s1_sh_4, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm4, %xmm15 /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm7, %xmm4 /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
+	por %xmm4, %xmm15 /* s1_4 = or(s1_l_4, s1_h_4) */
+	pxor %xmm3, %xmm15 /* x1_12 = xor(s1_4, s0_4) */
+	movdqa %xmm6, %xmm4 /* k1_5 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm4 /* s1_lo_5 = and(k1_5, low_nibbles) */
+	psrlw $4, %xmm6 /* s1_sh_5 = shr(k1_5) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm6 /* s1_hi_5 = and(s1_sh_5, low_nibbles) */
+	movdqa %xmm12, %xmm7 /* sbox_lo */
+	pshufb %xmm4, %xmm7 /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
+	movdqa %xmm11, %xmm4 /* sbox_hi */
+	pshufb %xmm6, %xmm4 /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
+	por %xmm4, %xmm7 /* s1_5 = or(s1_l_5, s1_h_5) */
+	pxor %xmm9, %xmm7 /* x1_13 = xor(s1_5, s0_5) */
+	movdqa %xmm15, %xmm4 /* x1_12 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm4 /* rot4_4 = lookup16(x1_12, rotl56) */
+	pxor %xmm4, %xmm3 /* x0_12 = xor(s0_4, rot4_4) */
+	movdqa %xmm7, %xmm4 /* x1_13 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm4 /* rot4_5 = lookup16(x1_13, rotl56) */
+	pxor %xmm4, %xmm9 /* x0_13 = xor(s0_5, rot4_5) */
+	movdqa %xmm3, %xmm4 /* x0_12 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm4 /* rot8_8 = lookup16(x0_12, rotl48) */
+	pxor %xmm4, %xmm15 /* x1_14 = xor(x1_12, rot8_8) */
+	movdqa %xmm9, %xmm4 /* x0_13 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm4 /* rot8_9 = lookup16(x0_13, rotl48) */
+	pxor %xmm4, %xmm7 /* x1_15 = xor(x1_13, rot8_9) */
+	movdqa %xmm15, %xmm4 /* x1_14 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm4 /* rot8_10 = lookup16(x1_14, rotl48) */
+	pxor %xmm4, %xmm3 /* x0_14 = xor(x0_12, rot8_10) */
+	movdqa %xmm7, %xmm4 /* x1_15 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm4 /* rot8_11 = lookup16(x1_15, rotl48) */
+	pxor %xmm4, %xmm9 /* x0_15 = xor(x0_13, rot8_11) */
+	movdqa %xmm3, %xmm4 /* x0_14 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm4 /* rot20_4 = lookup16(x0_14, rotl24) */
+	pxor %xmm4, %xmm15 /* x1_16 = xor(x1_14, rot20_4) */
+	pxor %xmm15, %xmm3 /* x0_16 = xor(x0_14, x1_16) */
+	movdqa %xmm9, %xmm4 /* x0_15 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm4 /* rot20_5 = lookup16(x0_15, rotl24) */
+	pxor %xmm4, %xmm7 /* x1_17 = xor(x1_15, rot20_5) */
+	pxor %xmm7, %xmm9 /* x0_17 = xor(x0_15, x1_17) */
+	movdqa %xmm3, %xmm4 /* x0_16 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm4 /* pl_f_4 = lookup16(x0_16, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm3 /* pl_r_5 = lookup16(x0_16, pl_rear1) */
+	movdqa %xmm9, %xmm6 /* x0_17 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm6 /* pl_r_4 = lookup16(x0_17, pl_rear0) */
+	pxor %xmm6, %xmm4 /* pl_4 = xor(pl_f_4, pl_r_4) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm9 /* pl_f_5 = lookup16(x0_17, pl_front1) */
+	pxor %xmm3, %xmm9 /* pl_5 = xor(pl_f_5, pl_r_5) */
+	movdqa %xmm15, %xmm3 /* x1_16 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm3 /* pr_f_4 = lookup16(x1_16, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear1(%rip), %xmm15 /* pr_r_5 = lookup16(x1_16, pr_rear1) */
+	movdqa %xmm7, %xmm6 /* x1_17 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm6 /* pr_r_4 = lookup16(x1_17, pr_rear0) */
+	pxor %xmm6, %xmm3 /* pr_4 = xor(pr_f_4, pr_r_4) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm7 /* pr_f_5 = lookup16(x1_17, pr_front1) */
+	pxor %xmm15, %xmm7 /* pr_5 = xor(pr_f_5, pr_r_5) */
+	movdqa %xmm1, %xmm6 /* k0_6 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm6 /* s0_lo_6 = and(k0_6, low_nibbles) */
+	psrlw $4, %xmm1 /* s0_sh_6 = shr(k0_6) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm1 /* s0_hi_6 = and(s0_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm15 /* sbox_lo */
+	pshufb %xmm6, %xmm15 /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
+	movdqa %xmm11, %xmm6 /* sbox_hi */
+	pshufb %xmm1, %xmm6 /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
+	por %xmm6, %xmm15 /* s0_6 = or(s0_l_6, s0_h_6) */
+	movdqa %xmm2, %xmm1 /* k0_7 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm1 /* s0_lo_7 = and(k0_7, low_nibbles) */
+	psrlw $4, %xmm2 /* s0_sh_7 = shr(k0_7) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm2 /* s0_hi_7 = and(s0_sh_7, low_nibbles) */
+	movdqa %xmm12, %xmm6 /* sbox_lo */
+	pshufb %xmm1, %xmm6 /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm2, %xmm1 /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
+	por %xmm1, %xmm6 /* s0_7 = or(s0_l_7, s0_h_7) */
+	movdqa %xmm8, %xmm1 /* k1_6 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm1 /* s1_lo_6 = and(k1_6, low_nibbles) */
+	psrlw $4, %xmm8 /* s1_sh_6 = shr(k1_6) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm8 /* s1_hi_6 = and(s1_sh_6, low_nibbles) */
+	movdqa %xmm12, %xmm2 /* sbox_lo */
+	pshufb %xmm1, %xmm2 /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm8, %xmm1 /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
+	por %xmm1, %xmm2 /* s1_6 = or(s1_l_6, s1_h_6) */
+	pxor %xmm15, %xmm2 /* x1_18 = xor(s1_6, s0_6) */
+	movdqa %xmm10, %xmm1 /* k1_7 */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm1 /* s1_lo_7 = and(k1_7, low_nibbles) */
+	movdqa %xmm12, %xmm8 /* sbox_lo */
+	pshufb %xmm1, %xmm8 /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
+	psrlw $4, %xmm10 /* s1_sh_7 = shr(k1_7) */
+	pand .Lublock_register_ssse3_asm_17_low_nibbles(%rip), %xmm10 /* s1_hi_7 = and(s1_sh_7, low_nibbles) */
+	movdqa %xmm11, %xmm1 /* sbox_hi */
+	pshufb %xmm10, %xmm1 /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
+	por %xmm1, %xmm8 /* s1_7 = or(s1_l_7, s1_h_7) */
+	pxor %xmm6, %xmm8 /* x1_19 = xor(s1_7, s0_7) */
+	movdqa %xmm2, %xmm1 /* x1_18 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm1 /* rot4_6 = lookup16(x1_18, rotl56) */
+	pxor %xmm1, %xmm15 /* x0_18 = xor(s0_6, rot4_6) */
+	movdqa %xmm8, %xmm1 /* x1_19 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl56(%rip), %xmm1 /* rot4_7 = lookup16(x1_19, rotl56) */
+	pxor %xmm1, %xmm6 /* x0_19 = xor(s0_7, rot4_7) */
+	movdqa %xmm15, %xmm1 /* x0_18 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm1 /* rot8_12 = lookup16(x0_18, rotl48) */
+	pxor %xmm1, %xmm2 /* x1_20 = xor(x1_18, rot8_12) */
+	movdqa %xmm6, %xmm1 /* x0_19 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm1 /* rot8_13 = lookup16(x0_19, rotl48) */
+	pxor %xmm1, %xmm8 /* x1_21 = xor(x1_19, rot8_13) */
+	movdqa %xmm2, %xmm1 /* x1_20 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm1 /* rot8_14 = lookup16(x1_20, rotl48) */
+	pxor %xmm1, %xmm15 /* x0_20 = xor(x0_18, rot8_14) */
+	movdqa %xmm8, %xmm1 /* x1_21 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl48(%rip), %xmm1 /* rot8_15 = lookup16(x1_21, rotl48) */
+	pxor %xmm1, %xmm6 /* x0_21 = xor(x0_19, rot8_15) */
+	movdqa %xmm15, %xmm1 /* x0_20 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm1 /* rot20_6 = lookup16(x0_20, rotl24) */
+	pxor %xmm1, %xmm2 /* x1_22 = xor(x1_20, rot20_6) */
+	movdqa %xmm6, %xmm1 /* x0_21 */
+	pshufb .Lublock_register_ssse3_asm_17_rotl24(%rip), %xmm1 /* rot20_7 = lookup16(x0_21, rotl24) */
+	pxor %xmm1, %xmm8 /* x1_23 = xor(x1_21, rot20_7) */
+	pxor %xmm2, %xmm15 /* x0_22 = xor(x0_20, x1_22) */
+	pxor %xmm8, %xmm6 /* x0_23 = xor(x0_21, x1_23) */
+	movdqa %xmm15, %xmm1 /* x0_22 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front0(%rip), %xmm1 /* pl_f_6 = lookup16(x0_22, pl_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear1(%rip), %xmm15 /* pl_r_7 = lookup16(x0_22, pl_rear1) */
+	movdqa %xmm6, %xmm10 /* x0_23 */
+	pshufb .Lublock_register_ssse3_asm_17_pl_rear0(%rip), %xmm10 /* pl_r_6 = lookup16(x0_23, pl_rear0) */
+	pxor %xmm10, %xmm1 /* pl_6 = xor(pl_f_6, pl_r_6) */
+	pshufb .Lublock_register_ssse3_asm_17_pl_front1(%rip), %xmm6 /* pl_f_7 = lookup16(x0_23, pl_front1) */
+	pxor %xmm15, %xmm6 /* pl_7 = xor(pl_f_7, pl_r_7) */
+	movdqa %xmm2, %xmm10 /* x1_22 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front0(%rip), %xmm10 /* pr_f_6 = lookup16(x1_22, pr_front0) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear1(%rip), %xmm2 /* pr_r_7 = lookup16(x1_22, pr_rear1) */
+	movdqa %xmm8, %xmm15 /* x1_23 */
+	pshufb .Lublock_register_ssse3_asm_17_pr_rear0(%rip), %xmm15 /* pr_r_6 = lookup16(x1_23, pr_rear0) */
+	pxor %xmm15, %xmm10 /* pr_6 = xor(pr_f_6, pr_r_6) */
+	pshufb .Lublock_register_ssse3_asm_17_pr_front1(%rip), %xmm8 /* pr_f_7 = lookup16(x1_23, pr_front1) */
+	pxor %xmm2, %xmm8 /* pr_7 = xor(pr_f_7, pr_r_7) */
+	movdqa %xmm4, 16(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm9, 32(%rsp) /* spill g2x0_1.2 */
+	movdqa %xmm3, 0(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm7, 48(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x0_0.2 */
+	movdqa %xmm6, 80(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm10, 96(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm8, 112(%rsp) /* spill g3x1_1.2 */
+	movdqa 160(%rsp), %xmm3 /* reload g1x0_1.3 */
 	movdqa %xmm0, %xmm4 /* g0x0_0.3 */
-	movdqa %xmm5, %xmm0 /* g0x0_1.3 */
-	movdqa %xmm1, %xmm5 /* g0x1_0.3 */
-	movdqa %xmm2, %xmm1 /* g0x1_1.3 */
-	movdqa %xmm5, %xmm2 /* g0x1_0.3 */
+	movdqa %xmm14, %xmm0 /* g0x0_1.3 */
+	movdqa 128(%rsp), %xmm6 /* reload g1x1_1.3 */
+	movdqa 144(%rsp), %xmm7 /* reload g1x1_0.3 */
+	movdqa 176(%rsp), %xmm9 /* reload g1x0_0.3 */
+	movdqa %xmm5, %xmm15 /* g0x1_1.3 */
+	movdqa %xmm13, %xmm5 /* g0x1_0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_17_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
+	movdqu 3072(%rdi), %xmm1 /* rk0_2 = load() */
+	pxor %xmm1, %xmm4 /* y0 = xor(g0x0_0, rk0_2) */
 	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm4 /* de = lookup16(y0, deinterleave) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
+	movdqu 3088(%rdi), %xmm2 /* rk0_3 = load() */
+	pxor %xmm2, %xmm0 /* y0_1 = xor(g0x0_1, rk0_3) */
 	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm0 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm2 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm2 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm1 /* y1_1 = xor(g0x1_1, rk1_3) */
-	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm1 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm4, %xmm5 /* de */
-	punpcklqdq %xmm0, %xmm5 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm0, %xmm4 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm5, %xmm0 /* even_2 */
-	psllw $4, %xmm0 /* ev_sh = shl(even_2) */
+	movdqu 3136(%rdi), %xmm8 /* rk1_2 = load() */
+	pxor %xmm8, %xmm5 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm10 /* rk1_3 = load() */
+	pxor %xmm10, %xmm15 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm15 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm4, %xmm11 /* de */
+	punpcklqdq %xmm0, %xmm11 /* even_8 = unpacklo(de, de_1) */
+	punpckhqdq %xmm0, %xmm4 /* odd_8 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm0 /* even_8 */
+	psllw $4, %xmm0 /* ev_sh = shl(even_8) */
 	pand .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm0 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_2, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm11 /* out_hi_b = and(even_8, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_17_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	pandn %xmm4, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_8) */
 	por %xmm13, %xmm0 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm4 /* od_sh = shr(odd_2) */
+	psrlw $4, %xmm4 /* od_sh = shr(odd_8) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
 	pandn %xmm4, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm13, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
+	por %xmm13, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm4 /* msg = load() */
 	pxor %xmm4, %xmm0 /* ct = xor(out_lo, msg) */
 	movdqu %xmm0, (%rdx) /* store ct */
 	movdqu 32(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm5 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm5, 32(%rdx) /* store ct_1 */
-	movdqa %xmm2, %xmm0 /* de_2 */
-	punpcklqdq %xmm1, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm1, %xmm2 /* odd_3 = unpackhi(de_2, de_3) */
-	movdqa %xmm0, %xmm1 /* even_3 */
-	psllw $4, %xmm1 /* ev_sh_1 = shl(even_3) */
-	pand %xmm12, %xmm1 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	movdqa %xmm12, %xmm4 /* high_nibbles */
-	pandn %xmm2, %xmm4 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
-	por %xmm4, %xmm1 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	psrlw $4, %xmm2 /* od_sh_1 = shr(odd_3) */
-	pandn %xmm2, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	movdqu 16(%rcx), %xmm2 /* msg_2 = load() */
-	pxor %xmm2, %xmm1 /* ct_2 = xor(out_lo_1, msg_2) */
-	movdqu %xmm1, 16(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
-	pxor %xmm1, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
+	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm11, 32(%rdx) /* store ct_1 */
+	movdqa %xmm5, %xmm0 /* de_2 */
+	punpcklqdq %xmm15, %xmm0 /* even_9 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm15, %xmm5 /* odd_9 = unpackhi(de_2, de_3) */
+	movdqa %xmm0, %xmm4 /* even_9 */
+	psllw $4, %xmm4 /* ev_sh_1 = shl(even_9) */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_9, high_nibbles) */
+	movdqa %xmm12, %xmm11 /* high_nibbles */
+	pandn %xmm5, %xmm11 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
+	por %xmm11, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_9) */
+	movdqa %xmm12, %xmm11 /* high_nibbles */
+	pandn %xmm5, %xmm11 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm11, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 16(%rcx), %xmm5 /* msg_2 = load() */
+	pxor %xmm5, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm4, 16(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
+	pxor %xmm4, %xmm0 /* ct_3 = xor(out_hi_1, msg_3) */
 	movdqu %xmm0, 48(%rdx) /* store ct_3 */
+	pxor %xmm1, %xmm9 /* y0_2 = xor(g1x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm2, %xmm3 /* y0_3 = xor(g1x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm3 /* de_5 = lookup16(y0_3, deinterleave) */
+	pxor %xmm8, %xmm7 /* y1_2 = xor(g1x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm7 /* de_6 = lookup16(y1_2, deinterleave) */
+	pxor %xmm10, %xmm6 /* y1_3 = xor(g1x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm9, %xmm0 /* de_4 */
+	punpcklqdq %xmm3, %xmm0 /* even_10 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm3, %xmm9 /* odd_10 = unpackhi(de_4, de_5) */
+	movdqa %xmm0, %xmm3 /* even_10 */
+	psllw $4, %xmm3 /* ev_sh_2 = shl(even_10) */
+	pand %xmm12, %xmm3 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_2_b = and(even_10, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm9, %xmm4 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
+	por %xmm4, %xmm3 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_10) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm9, %xmm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm4, %xmm0 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm4 /* msg_4 = load() */
+	pxor %xmm4, %xmm3 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm3, 64(%rdx) /* store ct_4 */
+	movdqu 96(%rcx), %xmm3 /* msg_5 = load() */
+	pxor %xmm3, %xmm0 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm0, 96(%rdx) /* store ct_5 */
+	movdqa %xmm7, %xmm0 /* de_6 */
+	punpcklqdq %xmm6, %xmm0 /* even_11 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm7 /* odd_11 = unpackhi(de_6, de_7) */
+	movdqa %xmm0, %xmm3 /* even_11 */
+	psllw $4, %xmm3 /* ev_sh_3 = shl(even_11) */
+	pand %xmm12, %xmm3 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_3_b = and(even_11, high_nibbles) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
+	por %xmm4, %xmm3 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm7 /* od_sh_3 = shr(odd_11) */
+	movdqa %xmm12, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	por %xmm4, %xmm0 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	movdqu 80(%rcx), %xmm4 /* msg_6 = load() */
+	pxor %xmm4, %xmm3 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm3, 80(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm3 /* msg_7 = load() */
+	pxor %xmm3, %xmm0 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm0, 112(%rdx) /* store ct_7 */
+	movdqa %xmm1, %xmm0 /* rk0_2 */
+	pxor 16(%rsp), %xmm0 /* y0_4 = xor(rk0_2, g2x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm0 /* de_8 = lookup16(y0_4, deinterleave) */
+	pxor 64(%rsp), %xmm1 /* y0_6 = xor(rk0_2, g3x0_0.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm1 /* de_12 = lookup16(y0_6, deinterleave) */
+	movdqa %xmm2, %xmm3 /* rk0_3 */
+	pxor 32(%rsp), %xmm3 /* y0_5 = xor(rk0_3, g2x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm3 /* de_9 = lookup16(y0_5, deinterleave) */
+	pxor 80(%rsp), %xmm2 /* y0_7 = xor(rk0_3, g3x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm2 /* de_13 = lookup16(y0_7, deinterleave) */
+	movdqa %xmm8, %xmm4 /* rk1_2 */
+	pxor 0(%rsp), %xmm4 /* y1_4 = xor(rk1_2, g2x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm4 /* de_10 = lookup16(y1_4, deinterleave) */
+	pxor 96(%rsp), %xmm8 /* y1_6 = xor(rk1_2, g3x1_0.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm8 /* de_14 = lookup16(y1_6, deinterleave) */
+	movdqa %xmm10, %xmm5 /* rk1_3 */
+	pxor 48(%rsp), %xmm5 /* y1_5 = xor(rk1_3, g2x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm5 /* de_11 = lookup16(y1_5, deinterleave) */
+	pxor 112(%rsp), %xmm10 /* y1_7 = xor(rk1_3, g3x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_17_deinterleave(%rip), %xmm10 /* de_15 = lookup16(y1_7, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de_8 */
+	punpcklqdq %xmm3, %xmm6 /* even_12 = unpacklo(de_8, de_9) */
+	punpckhqdq %xmm3, %xmm0 /* odd_12 = unpackhi(de_8, de_9) */
+	movdqa %xmm6, %xmm3 /* even_12 */
+	psllw $4, %xmm3 /* ev_sh_4 = shl(even_12) */
+	pand %xmm12, %xmm3 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
+	pand %xmm12, %xmm6 /* out_hi_4_b = and(even_12, high_nibbles) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm0, %xmm7 /* out_lo_4_a = andnot(high_nibbles, odd_12) */
+	por %xmm7, %xmm3 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
+	psrlw $4, %xmm0 /* od_sh_4 = shr(odd_12) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm0, %xmm7 /* out_hi_4_a = andnot(high_nibbles, od_sh_4) */
+	por %xmm7, %xmm6 /* out_hi_4 = or(out_hi_4_b, out_hi_4_a) */
+	movdqu 128(%rcx), %xmm0 /* msg_8 = load() */
+	pxor %xmm0, %xmm3 /* ct_8 = xor(out_lo_4, msg_8) */
+	movdqu %xmm3, 128(%rdx) /* store ct_8 */
+	movdqu 160(%rcx), %xmm0 /* msg_9 = load() */
+	pxor %xmm0, %xmm6 /* ct_9 = xor(out_hi_4, msg_9) */
+	movdqu %xmm6, 160(%rdx) /* store ct_9 */
+	movdqa %xmm4, %xmm0 /* de_10 */
+	punpcklqdq %xmm5, %xmm0 /* even_13 = unpacklo(de_10, de_11) */
+	punpckhqdq %xmm5, %xmm4 /* odd_13 = unpackhi(de_10, de_11) */
+	movdqa %xmm0, %xmm3 /* even_13 */
+	psllw $4, %xmm3 /* ev_sh_5 = shl(even_13) */
+	pand %xmm12, %xmm3 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_5_b = and(even_13, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm4, %xmm5 /* out_lo_5_a = andnot(high_nibbles, odd_13) */
+	por %xmm5, %xmm3 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
+	psrlw $4, %xmm4 /* od_sh_5 = shr(odd_13) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm4, %xmm5 /* out_hi_5_a = andnot(high_nibbles, od_sh_5) */
+	por %xmm5, %xmm0 /* out_hi_5 = or(out_hi_5_b, out_hi_5_a) */
+	movdqu 144(%rcx), %xmm4 /* msg_10 = load() */
+	pxor %xmm4, %xmm3 /* ct_10 = xor(out_lo_5, msg_10) */
+	movdqu %xmm3, 144(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm3 /* msg_11 = load() */
+	pxor %xmm3, %xmm0 /* ct_11 = xor(out_hi_5, msg_11) */
+	movdqu %xmm0, 176(%rdx) /* store ct_11 */
+	movdqa %xmm1, %xmm0 /* de_12 */
+	punpcklqdq %xmm2, %xmm0 /* even_14 = unpacklo(de_12, de_13) */
+	punpckhqdq %xmm2, %xmm1 /* odd_14 = unpackhi(de_12, de_13) */
+	movdqa %xmm0, %xmm2 /* even_14 */
+	psllw $4, %xmm2 /* ev_sh_6 = shl(even_14) */
+	pand %xmm12, %xmm2 /* out_lo_6_b = and(ev_sh_6, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_6_b = and(even_14, high_nibbles) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
+	por %xmm3, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
+	psrlw $4, %xmm1 /* od_sh_6 = shr(odd_14) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm1, %xmm3 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
+	por %xmm3, %xmm0 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
+	movdqu 192(%rcx), %xmm1 /* msg_12 = load() */
+	pxor %xmm1, %xmm2 /* ct_12 = xor(out_lo_6, msg_12) */
+	movdqu %xmm2, 192(%rdx) /* store ct_12 */
+	movdqu 224(%rcx), %xmm1 /* msg_13 = load() */
+	pxor %xmm1, %xmm0 /* ct_13 = xor(out_hi_6, msg_13) */
+	movdqu %xmm0, 224(%rdx) /* store ct_13 */
+	movdqa %xmm8, %xmm0 /* de_14 */
+	punpcklqdq %xmm10, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
+	punpckhqdq %xmm10, %xmm8 /* odd_15 = unpackhi(de_14, de_15) */
+	movdqa %xmm0, %xmm1 /* even_15 */
+	psllw $4, %xmm1 /* ev_sh_7 = shl(even_15) */
+	pand %xmm12, %xmm1 /* out_lo_7_b = and(ev_sh_7, high_nibbles) */
+	pand %xmm12, %xmm0 /* out_hi_7_b = and(even_15, high_nibbles) */
+	movdqa %xmm12, %xmm2 /* high_nibbles */
+	pandn %xmm8, %xmm2 /* out_lo_7_a = andnot(high_nibbles, odd_15) */
+	por %xmm2, %xmm1 /* out_lo_7 = or(out_lo_7_b, out_lo_7_a) */
+	psrlw $4, %xmm8 /* od_sh_7 = shr(odd_15) */
+	pandn %xmm8, %xmm12 /* out_hi_7_a = andnot(high_nibbles, od_sh_7) */
+	por %xmm12, %xmm0 /* out_hi_7 = or(out_hi_7_b, out_hi_7_a) */
+	movdqu 208(%rcx), %xmm2 /* msg_14 = load() */
+	pxor %xmm2, %xmm1 /* ct_14 = xor(out_lo_7, msg_14) */
+	movdqu %xmm1, 208(%rdx) /* store ct_14 */
+	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
+	pxor %xmm1, %xmm0 /* ct_15 = xor(out_hi_7, msg_15) */
+	movdqu %xmm0, 240(%rdx) /* store ct_15 */
+	mov %rbp, %rsp
+	pop %rbp
 	ret
 	.size ublock_register_ssse3_ublock256_256_encrypt_xor_asm, .-ublock_register_ssse3_ublock256_256_encrypt_xor_asm
 
@@ -2635,6 +6919,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_0_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_0_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -2646,18 +6942,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_0_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_0_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -2869,6 +7153,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_4_block_k_1:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
 /* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
@@ -2917,6 +7237,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_4_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_4_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -2928,18 +7260,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_4_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_4_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_4_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -2977,6 +7297,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_5_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_5_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_5_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -2988,18 +7320,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_5_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_5_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_5_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3037,6 +7357,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_6_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_6_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -3048,18 +7380,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_6_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_6_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3271,6 +7591,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_10_block_k_1:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
 /* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
@@ -3319,6 +7675,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_10_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_10_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -3330,18 +7698,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_10_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_10_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3379,6 +7735,18 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_11_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_11_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
 	.balign 16
@@ -3390,18 +7758,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_11_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_11_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_11_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3421,11 +7777,11 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_12_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_12_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+.Lublock_register_ssse3_asm_12_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
@@ -3433,23 +7789,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_12_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_12_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_12_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_12_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_12_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_12_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
 	.section .rodata
@@ -3607,42 +7963,6 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_14_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_sbox_inv_hi:
-	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_14_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
 /* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
 	.section .rodata
 	.balign 16
@@ -3690,6 +8010,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	.balign 16
 .Lublock_register_ssse3_asm_14_pr_front1:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_14_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
@@ -3817,6 +8173,42 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_16_block_k_1:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
+/* block_k_2: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_2:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
+
+/* block_k_3: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_3:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
+
+/* block_k_4: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_4:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00
+
+/* block_k_5: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_5:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00
+
+/* block_k_6: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_6:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00
+
+/* block_k_7: byte 14 of each lane: its block's number k in the batch */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_block_k_7:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00
+
 /* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
 	.section .rodata
 	.balign 16
@@ -3847,11 +8239,11 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_16_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_16_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+.Lublock_register_ssse3_asm_16_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
@@ -3859,23 +8251,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_16_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_16_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_16_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_16_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_16_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_16_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
 	.section .rodata
@@ -3943,11 +8335,11 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_17_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+/* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_17_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+.Lublock_register_ssse3_asm_17_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
@@ -3955,23 +8347,23 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 .Lublock_register_ssse3_asm_17_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
-/* sbox_lo: S[x]: the block in the low nibbles */
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
 	.balign 16
-.Lublock_register_ssse3_asm_17_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+.Lublock_register_ssse3_asm_17_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 16
+.Lublock_register_ssse3_asm_17_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 16
 .Lublock_register_ssse3_asm_17_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_ssse3_asm_17_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
 	.section .rodata

@@ -27,10 +27,10 @@
  * that layout (key form "register_image", laid out by `key_image`), so a key
  * addition is a plain load and an XOR.
  *
- * One pass encrypts or decrypts a batch: 2 blocks of ublock128_128, 2 blocks of ublock128_256, 2 blocks of ublock256_256.
+ * One pass encrypts or decrypts a batch: 8 blocks of ublock128_128, 8 blocks of ublock128_256, 8 blocks of ublock256_256.
 
  * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
- *   ublock.groups = 1, ublock.schedule_before_ra = true,
+ *   ublock.groups = 4, ublock.schedule_before_ra = true,
  *   ublock.asm_pressure_schedule = true.
  * Key form: register_image.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks, clmul_by_shifts, sbox8_by_nibble_tables; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
@@ -39,7 +39,7 @@
 #include "ublock.h"
 #include "ublock_internal.h"
 
-/* ublock128_128, encrypt: 2 blocks per pass. */
+/* ublock128_128, encrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock128_128_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -56,7 +56,7 @@ static void ublock_register_ssse3_asm_ublock128_128_encrypt_one_block(const uint
     ublock_register_ssse3_ublock128_128_encrypt_one_block_asm(rk, in, out);
 }
 
-/* ublock128_128, decrypt: 2 blocks per pass. */
+/* ublock128_128, decrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock128_128_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -94,7 +94,7 @@ static void ublock_register_ssse3_asm_ublock128_128_ctr_xor(const uint8_t *rk, c
     ublock_register_ssse3_ublock128_128_ctr_xor_asm(rk, in, out, src);
 }
 
-/* ublock128_256, encrypt: 2 blocks per pass. */
+/* ublock128_256, encrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -111,7 +111,7 @@ static void ublock_register_ssse3_asm_ublock128_256_encrypt_one_block(const uint
     ublock_register_ssse3_ublock128_256_encrypt_one_block_asm(rk, in, out);
 }
 
-/* ublock128_256, decrypt: 2 blocks per pass. */
+/* ublock128_256, decrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock128_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -149,7 +149,7 @@ static void ublock_register_ssse3_asm_ublock128_256_ctr_xor(const uint8_t *rk, c
     ublock_register_ssse3_ublock128_256_ctr_xor_asm(rk, in, out, src);
 }
 
-/* ublock256_256, encrypt: 2 blocks per pass. */
+/* ublock256_256, encrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock256_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -166,7 +166,7 @@ static void ublock_register_ssse3_asm_ublock256_256_encrypt_one_block(const uint
     ublock_register_ssse3_ublock256_256_encrypt_one_block_asm(rk, in, out);
 }
 
-/* ublock256_256, decrypt: 2 blocks per pass. */
+/* ublock256_256, decrypt: 8 blocks per pass. */
 KC_SCHEDULE_BEFORE_RA
 static void ublock_register_ssse3_asm_ublock256_256_decrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -224,8 +224,8 @@ static const ublock_xor_batch_table ublock_register_ssse3_asm_ctr_batches = {
     [UBLOCK_128_256] = ublock_register_ssse3_asm_ublock128_256_ctr_xor,
     [UBLOCK_256_256] = ublock_register_ssse3_asm_ublock256_256_ctr_xor,
 };
-static const unsigned ublock_register_ssse3_asm_batch_blocks[UBLOCK_VARIANT_COUNT] = { 2, 2, 2 };
-_Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
+static const unsigned ublock_register_ssse3_asm_batch_blocks[UBLOCK_VARIANT_COUNT] = { 8, 8, 8 };
+_Static_assert(256 <= UBLOCK_MAX_BATCH_BYTES,
                "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_register_ssse3_asm_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
@@ -270,7 +270,7 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_ssse3_asm) = {
     .name = "register_ssse3_asm",
     .strategy = "register",
     .target = "ssse3_asm",
-    .batch_blocks = { 2, 2, 2 },
+    .batch_blocks = { 8, 8, 8 },
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

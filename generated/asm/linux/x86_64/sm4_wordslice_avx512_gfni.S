@@ -83,18 +83,14 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_ghash_step)
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_ghash_step)
 
-/* sm4_wordslice_avx512_gfni_xts_ieee_tweak: xts_tweaks_ieee_tweak_r32, 2 arguments
+/* sm4_wordslice_avx512_gfni_xts_ieee_tweak: xts_tweaks_ieee_tweak_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-21: vectors, as allocated (22 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_tweak)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 	vbroadcasti32x4 (%rdi), %zmm0 /* tweak_1 = bcast128() */
 	vpsllq $1, %zmm0, %zmm1 /* spread1_shift = shl(tweak_1) */
 	vpsrlq $63, %zmm0, %zmm2 /* spread1_spill = shr(tweak_1) */
@@ -255,161 +251,11 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_tweak)
 	vpsrlq $60, %zmm17, %zmm19 /* next16_spill = shr(next15) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm19, %zmm20 /* next16_carry = lookup16(next16_spill, next_half) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm19, %zmm21 /* next16_index = lookup16(next16_spill, overflow_to) */
-	vpshufb %zmm21, %zmm5, %zmm21 /* next16_reduce = lookup16(reduce_x4, next16_index) */
+	vpshufb %zmm21, %zmm5, %zmm5 /* next16_reduce = lookup16(reduce_x4, next16_index) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm19, %zmm19 /* next16_index_1 = lookup16(next16_spill, overflow_to_2) */
-	vpshufb %zmm19, %zmm6, %zmm19 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
-	vpternlogd $0x96, %zmm21, %zmm20, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
-	vpxord %zmm19, %zmm18, %zmm18 /* next16 = xor(next16_acc_1, next16_reduce_1) */
-	vpsllq $4, %zmm18, %zmm19 /* next17_shift = shl(next16) */
-	vpsrlq $60, %zmm18, %zmm20 /* next17_spill = shr(next16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm20, %zmm21 /* next17_carry = lookup16(next17_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm20, %zmm22 /* next17_index = lookup16(next17_spill, overflow_to) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* next17_reduce = lookup16(reduce_x4, next17_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm20, %zmm20 /* next17_index_1 = lookup16(next17_spill, overflow_to_2) */
-	vpshufb %zmm20, %zmm6, %zmm20 /* next17_reduce_1 = lookup16(reduce_x4_1, next17_index_1) */
-	vpternlogd $0x96, %zmm22, %zmm21, %zmm19 /* next17_acc_1 = ternlog(next17_shift, next17_carry, next17_reduce) */
-	vpxord %zmm20, %zmm19, %zmm19 /* next17 = xor(next17_acc_1, next17_reduce_1) */
-	vpsllq $4, %zmm19, %zmm20 /* next18_shift = shl(next17) */
-	vpsrlq $60, %zmm19, %zmm21 /* next18_spill = shr(next17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm21, %zmm22 /* next18_carry = lookup16(next18_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm21, %zmm23 /* next18_index = lookup16(next18_spill, overflow_to) */
-	vpshufb %zmm23, %zmm5, %zmm23 /* next18_reduce = lookup16(reduce_x4, next18_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm21, %zmm21 /* next18_index_1 = lookup16(next18_spill, overflow_to_2) */
-	vpshufb %zmm21, %zmm6, %zmm21 /* next18_reduce_1 = lookup16(reduce_x4_1, next18_index_1) */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm20 /* next18_acc_1 = ternlog(next18_shift, next18_carry, next18_reduce) */
-	vpxord %zmm21, %zmm20, %zmm20 /* next18 = xor(next18_acc_1, next18_reduce_1) */
-	vpsllq $4, %zmm20, %zmm21 /* next19_shift = shl(next18) */
-	vpsrlq $60, %zmm20, %zmm22 /* next19_spill = shr(next18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm22, %zmm23 /* next19_carry = lookup16(next19_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm22, %zmm24 /* next19_index = lookup16(next19_spill, overflow_to) */
-	vpshufb %zmm24, %zmm5, %zmm24 /* next19_reduce = lookup16(reduce_x4, next19_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm22, %zmm22 /* next19_index_1 = lookup16(next19_spill, overflow_to_2) */
-	vpshufb %zmm22, %zmm6, %zmm22 /* next19_reduce_1 = lookup16(reduce_x4_1, next19_index_1) */
-	vpternlogd $0x96, %zmm24, %zmm23, %zmm21 /* next19_acc_1 = ternlog(next19_shift, next19_carry, next19_reduce) */
-	vpxord %zmm22, %zmm21, %zmm21 /* next19 = xor(next19_acc_1, next19_reduce_1) */
-	vpsllq $4, %zmm21, %zmm22 /* next20_shift = shl(next19) */
-	vpsrlq $60, %zmm21, %zmm23 /* next20_spill = shr(next19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm23, %zmm24 /* next20_carry = lookup16(next20_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm23, %zmm25 /* next20_index = lookup16(next20_spill, overflow_to) */
-	vpshufb %zmm25, %zmm5, %zmm25 /* next20_reduce = lookup16(reduce_x4, next20_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm23, %zmm23 /* next20_index_1 = lookup16(next20_spill, overflow_to_2) */
-	vpshufb %zmm23, %zmm6, %zmm23 /* next20_reduce_1 = lookup16(reduce_x4_1, next20_index_1) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm22 /* next20_acc_1 = ternlog(next20_shift, next20_carry, next20_reduce) */
-	vpxord %zmm23, %zmm22, %zmm22 /* next20 = xor(next20_acc_1, next20_reduce_1) */
-	vpsllq $4, %zmm22, %zmm23 /* next21_shift = shl(next20) */
-	vpsrlq $60, %zmm22, %zmm24 /* next21_spill = shr(next20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm24, %zmm25 /* next21_carry = lookup16(next21_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm24, %zmm26 /* next21_index = lookup16(next21_spill, overflow_to) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* next21_reduce = lookup16(reduce_x4, next21_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm24, %zmm24 /* next21_index_1 = lookup16(next21_spill, overflow_to_2) */
-	vpshufb %zmm24, %zmm6, %zmm24 /* next21_reduce_1 = lookup16(reduce_x4_1, next21_index_1) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm23 /* next21_acc_1 = ternlog(next21_shift, next21_carry, next21_reduce) */
-	vpxord %zmm24, %zmm23, %zmm23 /* next21 = xor(next21_acc_1, next21_reduce_1) */
-	vpsllq $4, %zmm23, %zmm24 /* next22_shift = shl(next21) */
-	vpsrlq $60, %zmm23, %zmm25 /* next22_spill = shr(next21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm25, %zmm26 /* next22_carry = lookup16(next22_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm25, %zmm27 /* next22_index = lookup16(next22_spill, overflow_to) */
-	vpshufb %zmm27, %zmm5, %zmm27 /* next22_reduce = lookup16(reduce_x4, next22_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm25, %zmm25 /* next22_index_1 = lookup16(next22_spill, overflow_to_2) */
-	vpshufb %zmm25, %zmm6, %zmm25 /* next22_reduce_1 = lookup16(reduce_x4_1, next22_index_1) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm24 /* next22_acc_1 = ternlog(next22_shift, next22_carry, next22_reduce) */
-	vpxord %zmm25, %zmm24, %zmm24 /* next22 = xor(next22_acc_1, next22_reduce_1) */
-	vpsllq $4, %zmm24, %zmm25 /* next23_shift = shl(next22) */
-	vpsrlq $60, %zmm24, %zmm26 /* next23_spill = shr(next22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm26, %zmm27 /* next23_carry = lookup16(next23_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm26, %zmm28 /* next23_index = lookup16(next23_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next23_reduce = lookup16(reduce_x4, next23_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm26, %zmm26 /* next23_index_1 = lookup16(next23_spill, overflow_to_2) */
-	vpshufb %zmm26, %zmm6, %zmm26 /* next23_reduce_1 = lookup16(reduce_x4_1, next23_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* next23_acc_1 = ternlog(next23_shift, next23_carry, next23_reduce) */
-	vpxord %zmm26, %zmm25, %zmm25 /* next23 = xor(next23_acc_1, next23_reduce_1) */
-	vpsllq $4, %zmm25, %zmm26 /* next24_shift = shl(next23) */
-	vpsrlq $60, %zmm25, %zmm27 /* next24_spill = shr(next23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm27, %zmm28 /* next24_carry = lookup16(next24_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm27, %zmm29 /* next24_index = lookup16(next24_spill, overflow_to) */
-	vpshufb %zmm29, %zmm5, %zmm29 /* next24_reduce = lookup16(reduce_x4, next24_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm27, %zmm27 /* next24_index_1 = lookup16(next24_spill, overflow_to_2) */
-	vpshufb %zmm27, %zmm6, %zmm27 /* next24_reduce_1 = lookup16(reduce_x4_1, next24_index_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm26 /* next24_acc_1 = ternlog(next24_shift, next24_carry, next24_reduce) */
-	vpxord %zmm27, %zmm26, %zmm26 /* next24 = xor(next24_acc_1, next24_reduce_1) */
-	vpsllq $4, %zmm26, %zmm27 /* next25_shift = shl(next24) */
-	vpsrlq $60, %zmm26, %zmm28 /* next25_spill = shr(next24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm28, %zmm29 /* next25_carry = lookup16(next25_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm28, %zmm30 /* next25_index = lookup16(next25_spill, overflow_to) */
-	vpshufb %zmm30, %zmm5, %zmm30 /* next25_reduce = lookup16(reduce_x4, next25_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm28, %zmm28 /* next25_index_1 = lookup16(next25_spill, overflow_to_2) */
-	vpshufb %zmm28, %zmm6, %zmm28 /* next25_reduce_1 = lookup16(reduce_x4_1, next25_index_1) */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm27 /* next25_acc_1 = ternlog(next25_shift, next25_carry, next25_reduce) */
-	vpxord %zmm28, %zmm27, %zmm27 /* next25 = xor(next25_acc_1, next25_reduce_1) */
-	vpsllq $4, %zmm27, %zmm28 /* next26_shift = shl(next25) */
-	vpsrlq $60, %zmm27, %zmm29 /* next26_spill = shr(next25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm29, %zmm30 /* next26_carry = lookup16(next26_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm29, %zmm31 /* next26_index = lookup16(next26_spill, overflow_to) */
-	vpshufb %zmm31, %zmm5, %zmm31 /* next26_reduce = lookup16(reduce_x4, next26_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm29, %zmm29 /* next26_index_1 = lookup16(next26_spill, overflow_to_2) */
-	vpshufb %zmm29, %zmm6, %zmm29 /* next26_reduce_1 = lookup16(reduce_x4_1, next26_index_1) */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm28 /* next26_acc_1 = ternlog(next26_shift, next26_carry, next26_reduce) */
-	vpxord %zmm29, %zmm28, %zmm28 /* next26 = xor(next26_acc_1, next26_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next27_shift = shl(next26) */
-	vpsrlq $60, %zmm28, %zmm30 /* next27_spill = shr(next26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next27_carry = lookup16(next27_spill, next_half) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next27_index = lookup16(next27_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next27_reduce = lookup16(reduce_x4, next27_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm30 /* next27_index_1 = lookup16(next27_spill, overflow_to_2) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next27_reduce_1 = lookup16(reduce_x4_1, next27_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next27_acc_1 = ternlog(next27_shift, next27_carry, next27_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next27 = xor(next27_acc_1, next27_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next28_shift = shl(next27) */
-	vpsrlq $60, %zmm28, %zmm30 /* next28_spill = shr(next27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next28_carry = lookup16(next28_spill, next_half) */
-	vmovdqa64 %zmm28, 64(%rsp) /* spill next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next28_index = lookup16(next28_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next28_reduce = lookup16(reduce_x4, next28_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm30 /* next28_index_1 = lookup16(next28_spill, overflow_to_2) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next28_reduce_1 = lookup16(reduce_x4_1, next28_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next28_acc_1 = ternlog(next28_shift, next28_carry, next28_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next28 = xor(next28_acc_1, next28_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next29_shift = shl(next28) */
-	vpsrlq $60, %zmm28, %zmm30 /* next29_spill = shr(next28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next29_carry = lookup16(next29_spill, next_half) */
-	vmovdqa64 %zmm28, 128(%rsp) /* spill next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next29_index = lookup16(next29_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next29_reduce = lookup16(reduce_x4, next29_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm30 /* next29_index_1 = lookup16(next29_spill, overflow_to_2) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next29_reduce_1 = lookup16(reduce_x4_1, next29_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next29_acc_1 = ternlog(next29_shift, next29_carry, next29_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next29 = xor(next29_acc_1, next29_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next30_shift = shl(next29) */
-	vpsrlq $60, %zmm28, %zmm30 /* next30_spill = shr(next29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next30_carry = lookup16(next30_spill, next_half) */
-	vmovdqa64 %zmm28, 192(%rsp) /* spill next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next30_index = lookup16(next30_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next30_reduce = lookup16(reduce_x4, next30_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm30 /* next30_index_1 = lookup16(next30_spill, overflow_to_2) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next30_reduce_1 = lookup16(reduce_x4_1, next30_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next30_acc_1 = ternlog(next30_shift, next30_carry, next30_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next30 = xor(next30_acc_1, next30_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next31_shift = shl(next30) */
-	vpsrlq $60, %zmm28, %zmm30 /* next31_spill = shr(next30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next31_carry = lookup16(next31_spill, next_half) */
-	vmovdqa64 %zmm28, 256(%rsp) /* spill next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next31_index = lookup16(next31_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next31_reduce = lookup16(reduce_x4, next31_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm30 /* next31_index_1 = lookup16(next31_spill, overflow_to_2) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next31_reduce_1 = lookup16(reduce_x4_1, next31_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next31_acc_1 = ternlog(next31_shift, next31_carry, next31_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next31 = xor(next31_acc_1, next31_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next32_shift = shl(next31) */
-	vpsrlq $60, %zmm28, %zmm30 /* next32_spill = shr(next31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_next_half(%rip), %zmm30, %zmm31 /* next32_carry = lookup16(next32_spill, next_half) */
-	vmovdqa64 %zmm28, 320(%rsp) /* spill next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to(%rip), %zmm30, %zmm28 /* next32_index = lookup16(next32_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm5 /* next32_reduce = lookup16(reduce_x4, next32_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_1_overflow_to_2(%rip), %zmm30, %zmm28 /* next32_index_1 = lookup16(next32_spill, overflow_to_2) */
-	vpshufb %zmm28, %zmm6, %zmm6 /* next32_reduce_1 = lookup16(reduce_x4_1, next32_index_1) */
-	vpternlogd $0x96, %zmm5, %zmm31, %zmm29 /* next32_acc_1 = ternlog(next32_shift, next32_carry, next32_reduce) */
-	vpxord %zmm6, %zmm29, %zmm5 /* next32 = xor(next32_acc_1, next32_reduce_1) */
+	vpshufb %zmm19, %zmm6, %zmm6 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
+	vpternlogd $0x96, %zmm5, %zmm20, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
+	vpxord %zmm6, %zmm18, %zmm5 /* next16 = xor(next16_acc_1, next16_reduce_1) */
 	vmovdqu64 %zmm0, (%rsi) /* store spread2_1 */
 	vmovdqu64 %zmm1, 64(%rsi) /* store next1 */
 	vmovdqu64 %zmm2, 128(%rsi) /* store next2 */
@@ -426,47 +272,19 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_tweak)
 	vmovdqu64 %zmm15, 832(%rsi) /* store next13 */
 	vmovdqu64 %zmm16, 896(%rsi) /* store next14 */
 	vmovdqu64 %zmm17, 960(%rsi) /* store next15 */
-	vmovdqu64 %zmm18, 1024(%rsi) /* store next16 */
-	vmovdqu64 %zmm19, 1088(%rsi) /* store next17 */
-	vmovdqu64 %zmm20, 1152(%rsi) /* store next18 */
-	vmovdqu64 %zmm21, 1216(%rsi) /* store next19 */
-	vmovdqu64 %zmm22, 1280(%rsi) /* store next20 */
-	vmovdqu64 %zmm23, 1344(%rsi) /* store next21 */
-	vmovdqu64 %zmm24, 1408(%rsi) /* store next22 */
-	vmovdqu64 %zmm25, 1472(%rsi) /* store next23 */
-	vmovdqu64 %zmm26, 1536(%rsi) /* store next24 */
-	vmovdqu64 %zmm27, 1600(%rsi) /* store next25 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload next26 */
-	vmovdqu64 %zmm0, 1664(%rsi) /* store next26 */
-	vmovdqa64 64(%rsp), %zmm0 /* reload next27 */
-	vmovdqu64 %zmm0, 1728(%rsi) /* store next27 */
-	vmovdqa64 128(%rsp), %zmm0 /* reload next28 */
-	vmovdqu64 %zmm0, 1792(%rsi) /* store next28 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload next29 */
-	vmovdqu64 %zmm0, 1856(%rsi) /* store next29 */
-	vmovdqa64 256(%rsp), %zmm0 /* reload next30 */
-	vmovdqu64 %zmm0, 1920(%rsi) /* store next30 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload next31 */
-	vmovdqu64 %zmm0, 1984(%rsi) /* store next31 */
-	vmovdqu64 %zmm5, 2048(%rsi) /* store next32 */
-	mov %rbp, %rsp
-	pop %rbp
+	vmovdqu64 %zmm5, 1024(%rsi) /* store next16 */
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_xts_ieee_tweak)
 
-/* sm4_wordslice_avx512_gfni_xts_ieee_register: xts_tweaks_ieee_register_r32, 2 arguments
+/* sm4_wordslice_avx512_gfni_xts_ieee_register: xts_tweaks_ieee_register_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-21: vectors, as allocated (22 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_register)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 	vmovdqu64 (%rdi), %zmm0 /* carried = load() */
 	vpsllq $4, %zmm0, %zmm1 /* next1_shift = shl(carried) */
 	vpsrlq $60, %zmm0, %zmm2 /* next1_spill = shr(carried) */
@@ -609,161 +427,11 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_register)
 	vpsrlq $60, %zmm17, %zmm19 /* next16_spill = shr(next15) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm19, %zmm20 /* next16_carry = lookup16(next16_spill, next_half) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm19, %zmm21 /* next16_index = lookup16(next16_spill, overflow_to) */
-	vpshufb %zmm21, %zmm5, %zmm21 /* next16_reduce = lookup16(reduce_x4, next16_index) */
+	vpshufb %zmm21, %zmm5, %zmm5 /* next16_reduce = lookup16(reduce_x4, next16_index) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm19, %zmm19 /* next16_index_1 = lookup16(next16_spill, overflow_to_1) */
-	vpshufb %zmm19, %zmm6, %zmm19 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
-	vpternlogd $0x96, %zmm21, %zmm20, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
-	vpxord %zmm19, %zmm18, %zmm18 /* next16 = xor(next16_acc_1, next16_reduce_1) */
-	vpsllq $4, %zmm18, %zmm19 /* next17_shift = shl(next16) */
-	vpsrlq $60, %zmm18, %zmm20 /* next17_spill = shr(next16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm20, %zmm21 /* next17_carry = lookup16(next17_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm20, %zmm22 /* next17_index = lookup16(next17_spill, overflow_to) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* next17_reduce = lookup16(reduce_x4, next17_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm20, %zmm20 /* next17_index_1 = lookup16(next17_spill, overflow_to_1) */
-	vpshufb %zmm20, %zmm6, %zmm20 /* next17_reduce_1 = lookup16(reduce_x4_1, next17_index_1) */
-	vpternlogd $0x96, %zmm22, %zmm21, %zmm19 /* next17_acc_1 = ternlog(next17_shift, next17_carry, next17_reduce) */
-	vpxord %zmm20, %zmm19, %zmm19 /* next17 = xor(next17_acc_1, next17_reduce_1) */
-	vpsllq $4, %zmm19, %zmm20 /* next18_shift = shl(next17) */
-	vpsrlq $60, %zmm19, %zmm21 /* next18_spill = shr(next17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm21, %zmm22 /* next18_carry = lookup16(next18_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm21, %zmm23 /* next18_index = lookup16(next18_spill, overflow_to) */
-	vpshufb %zmm23, %zmm5, %zmm23 /* next18_reduce = lookup16(reduce_x4, next18_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm21, %zmm21 /* next18_index_1 = lookup16(next18_spill, overflow_to_1) */
-	vpshufb %zmm21, %zmm6, %zmm21 /* next18_reduce_1 = lookup16(reduce_x4_1, next18_index_1) */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm20 /* next18_acc_1 = ternlog(next18_shift, next18_carry, next18_reduce) */
-	vpxord %zmm21, %zmm20, %zmm20 /* next18 = xor(next18_acc_1, next18_reduce_1) */
-	vpsllq $4, %zmm20, %zmm21 /* next19_shift = shl(next18) */
-	vpsrlq $60, %zmm20, %zmm22 /* next19_spill = shr(next18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm22, %zmm23 /* next19_carry = lookup16(next19_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm22, %zmm24 /* next19_index = lookup16(next19_spill, overflow_to) */
-	vpshufb %zmm24, %zmm5, %zmm24 /* next19_reduce = lookup16(reduce_x4, next19_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm22, %zmm22 /* next19_index_1 = lookup16(next19_spill, overflow_to_1) */
-	vpshufb %zmm22, %zmm6, %zmm22 /* next19_reduce_1 = lookup16(reduce_x4_1, next19_index_1) */
-	vpternlogd $0x96, %zmm24, %zmm23, %zmm21 /* next19_acc_1 = ternlog(next19_shift, next19_carry, next19_reduce) */
-	vpxord %zmm22, %zmm21, %zmm21 /* next19 = xor(next19_acc_1, next19_reduce_1) */
-	vpsllq $4, %zmm21, %zmm22 /* next20_shift = shl(next19) */
-	vpsrlq $60, %zmm21, %zmm23 /* next20_spill = shr(next19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm23, %zmm24 /* next20_carry = lookup16(next20_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm23, %zmm25 /* next20_index = lookup16(next20_spill, overflow_to) */
-	vpshufb %zmm25, %zmm5, %zmm25 /* next20_reduce = lookup16(reduce_x4, next20_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm23, %zmm23 /* next20_index_1 = lookup16(next20_spill, overflow_to_1) */
-	vpshufb %zmm23, %zmm6, %zmm23 /* next20_reduce_1 = lookup16(reduce_x4_1, next20_index_1) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm22 /* next20_acc_1 = ternlog(next20_shift, next20_carry, next20_reduce) */
-	vpxord %zmm23, %zmm22, %zmm22 /* next20 = xor(next20_acc_1, next20_reduce_1) */
-	vpsllq $4, %zmm22, %zmm23 /* next21_shift = shl(next20) */
-	vpsrlq $60, %zmm22, %zmm24 /* next21_spill = shr(next20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm24, %zmm25 /* next21_carry = lookup16(next21_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm24, %zmm26 /* next21_index = lookup16(next21_spill, overflow_to) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* next21_reduce = lookup16(reduce_x4, next21_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm24, %zmm24 /* next21_index_1 = lookup16(next21_spill, overflow_to_1) */
-	vpshufb %zmm24, %zmm6, %zmm24 /* next21_reduce_1 = lookup16(reduce_x4_1, next21_index_1) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm23 /* next21_acc_1 = ternlog(next21_shift, next21_carry, next21_reduce) */
-	vpxord %zmm24, %zmm23, %zmm23 /* next21 = xor(next21_acc_1, next21_reduce_1) */
-	vpsllq $4, %zmm23, %zmm24 /* next22_shift = shl(next21) */
-	vpsrlq $60, %zmm23, %zmm25 /* next22_spill = shr(next21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm25, %zmm26 /* next22_carry = lookup16(next22_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm25, %zmm27 /* next22_index = lookup16(next22_spill, overflow_to) */
-	vpshufb %zmm27, %zmm5, %zmm27 /* next22_reduce = lookup16(reduce_x4, next22_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm25, %zmm25 /* next22_index_1 = lookup16(next22_spill, overflow_to_1) */
-	vpshufb %zmm25, %zmm6, %zmm25 /* next22_reduce_1 = lookup16(reduce_x4_1, next22_index_1) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm24 /* next22_acc_1 = ternlog(next22_shift, next22_carry, next22_reduce) */
-	vpxord %zmm25, %zmm24, %zmm24 /* next22 = xor(next22_acc_1, next22_reduce_1) */
-	vpsllq $4, %zmm24, %zmm25 /* next23_shift = shl(next22) */
-	vpsrlq $60, %zmm24, %zmm26 /* next23_spill = shr(next22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm26, %zmm27 /* next23_carry = lookup16(next23_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm26, %zmm28 /* next23_index = lookup16(next23_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next23_reduce = lookup16(reduce_x4, next23_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm26, %zmm26 /* next23_index_1 = lookup16(next23_spill, overflow_to_1) */
-	vpshufb %zmm26, %zmm6, %zmm26 /* next23_reduce_1 = lookup16(reduce_x4_1, next23_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* next23_acc_1 = ternlog(next23_shift, next23_carry, next23_reduce) */
-	vpxord %zmm26, %zmm25, %zmm25 /* next23 = xor(next23_acc_1, next23_reduce_1) */
-	vpsllq $4, %zmm25, %zmm26 /* next24_shift = shl(next23) */
-	vpsrlq $60, %zmm25, %zmm27 /* next24_spill = shr(next23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm27, %zmm28 /* next24_carry = lookup16(next24_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm27, %zmm29 /* next24_index = lookup16(next24_spill, overflow_to) */
-	vpshufb %zmm29, %zmm5, %zmm29 /* next24_reduce = lookup16(reduce_x4, next24_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm27, %zmm27 /* next24_index_1 = lookup16(next24_spill, overflow_to_1) */
-	vpshufb %zmm27, %zmm6, %zmm27 /* next24_reduce_1 = lookup16(reduce_x4_1, next24_index_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm26 /* next24_acc_1 = ternlog(next24_shift, next24_carry, next24_reduce) */
-	vpxord %zmm27, %zmm26, %zmm26 /* next24 = xor(next24_acc_1, next24_reduce_1) */
-	vpsllq $4, %zmm26, %zmm27 /* next25_shift = shl(next24) */
-	vpsrlq $60, %zmm26, %zmm28 /* next25_spill = shr(next24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm28, %zmm29 /* next25_carry = lookup16(next25_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm28, %zmm30 /* next25_index = lookup16(next25_spill, overflow_to) */
-	vpshufb %zmm30, %zmm5, %zmm30 /* next25_reduce = lookup16(reduce_x4, next25_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm28, %zmm28 /* next25_index_1 = lookup16(next25_spill, overflow_to_1) */
-	vpshufb %zmm28, %zmm6, %zmm28 /* next25_reduce_1 = lookup16(reduce_x4_1, next25_index_1) */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm27 /* next25_acc_1 = ternlog(next25_shift, next25_carry, next25_reduce) */
-	vpxord %zmm28, %zmm27, %zmm27 /* next25 = xor(next25_acc_1, next25_reduce_1) */
-	vpsllq $4, %zmm27, %zmm28 /* next26_shift = shl(next25) */
-	vpsrlq $60, %zmm27, %zmm29 /* next26_spill = shr(next25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm29, %zmm30 /* next26_carry = lookup16(next26_spill, next_half) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm29, %zmm31 /* next26_index = lookup16(next26_spill, overflow_to) */
-	vpshufb %zmm31, %zmm5, %zmm31 /* next26_reduce = lookup16(reduce_x4, next26_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm29, %zmm29 /* next26_index_1 = lookup16(next26_spill, overflow_to_1) */
-	vpshufb %zmm29, %zmm6, %zmm29 /* next26_reduce_1 = lookup16(reduce_x4_1, next26_index_1) */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm28 /* next26_acc_1 = ternlog(next26_shift, next26_carry, next26_reduce) */
-	vpxord %zmm29, %zmm28, %zmm28 /* next26 = xor(next26_acc_1, next26_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next27_shift = shl(next26) */
-	vpsrlq $60, %zmm28, %zmm30 /* next27_spill = shr(next26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next27_carry = lookup16(next27_spill, next_half) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next27_index = lookup16(next27_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next27_reduce = lookup16(reduce_x4, next27_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm30 /* next27_index_1 = lookup16(next27_spill, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next27_reduce_1 = lookup16(reduce_x4_1, next27_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next27_acc_1 = ternlog(next27_shift, next27_carry, next27_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next27 = xor(next27_acc_1, next27_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next28_shift = shl(next27) */
-	vpsrlq $60, %zmm28, %zmm30 /* next28_spill = shr(next27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next28_carry = lookup16(next28_spill, next_half) */
-	vmovdqa64 %zmm28, 64(%rsp) /* spill next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next28_index = lookup16(next28_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next28_reduce = lookup16(reduce_x4, next28_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm30 /* next28_index_1 = lookup16(next28_spill, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next28_reduce_1 = lookup16(reduce_x4_1, next28_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next28_acc_1 = ternlog(next28_shift, next28_carry, next28_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next28 = xor(next28_acc_1, next28_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next29_shift = shl(next28) */
-	vpsrlq $60, %zmm28, %zmm30 /* next29_spill = shr(next28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next29_carry = lookup16(next29_spill, next_half) */
-	vmovdqa64 %zmm28, 128(%rsp) /* spill next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next29_index = lookup16(next29_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next29_reduce = lookup16(reduce_x4, next29_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm30 /* next29_index_1 = lookup16(next29_spill, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next29_reduce_1 = lookup16(reduce_x4_1, next29_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next29_acc_1 = ternlog(next29_shift, next29_carry, next29_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next29 = xor(next29_acc_1, next29_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next30_shift = shl(next29) */
-	vpsrlq $60, %zmm28, %zmm30 /* next30_spill = shr(next29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next30_carry = lookup16(next30_spill, next_half) */
-	vmovdqa64 %zmm28, 192(%rsp) /* spill next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next30_index = lookup16(next30_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next30_reduce = lookup16(reduce_x4, next30_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm30 /* next30_index_1 = lookup16(next30_spill, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next30_reduce_1 = lookup16(reduce_x4_1, next30_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next30_acc_1 = ternlog(next30_shift, next30_carry, next30_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next30 = xor(next30_acc_1, next30_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next31_shift = shl(next30) */
-	vpsrlq $60, %zmm28, %zmm30 /* next31_spill = shr(next30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next31_carry = lookup16(next31_spill, next_half) */
-	vmovdqa64 %zmm28, 256(%rsp) /* spill next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next31_index = lookup16(next31_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next31_reduce = lookup16(reduce_x4, next31_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm30 /* next31_index_1 = lookup16(next31_spill, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next31_reduce_1 = lookup16(reduce_x4_1, next31_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm29 /* next31_acc_1 = ternlog(next31_shift, next31_carry, next31_reduce) */
-	vpxord %zmm30, %zmm29, %zmm28 /* next31 = xor(next31_acc_1, next31_reduce_1) */
-	vpsllq $4, %zmm28, %zmm29 /* next32_shift = shl(next31) */
-	vpsrlq $60, %zmm28, %zmm30 /* next32_spill = shr(next31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_next_half(%rip), %zmm30, %zmm31 /* next32_carry = lookup16(next32_spill, next_half) */
-	vmovdqa64 %zmm28, 320(%rsp) /* spill next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to(%rip), %zmm30, %zmm28 /* next32_index = lookup16(next32_spill, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm5 /* next32_reduce = lookup16(reduce_x4, next32_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_2_overflow_to_1(%rip), %zmm30, %zmm28 /* next32_index_1 = lookup16(next32_spill, overflow_to_1) */
-	vpshufb %zmm28, %zmm6, %zmm6 /* next32_reduce_1 = lookup16(reduce_x4_1, next32_index_1) */
-	vpternlogd $0x96, %zmm5, %zmm31, %zmm29 /* next32_acc_1 = ternlog(next32_shift, next32_carry, next32_reduce) */
-	vpxord %zmm6, %zmm29, %zmm5 /* next32 = xor(next32_acc_1, next32_reduce_1) */
+	vpshufb %zmm19, %zmm6, %zmm6 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
+	vpternlogd $0x96, %zmm5, %zmm20, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
+	vpxord %zmm6, %zmm18, %zmm5 /* next16 = xor(next16_acc_1, next16_reduce_1) */
 	vmovdqu64 %zmm0, (%rsi) /* store carried */
 	vmovdqu64 %zmm1, 64(%rsi) /* store next1 */
 	vmovdqu64 %zmm2, 128(%rsi) /* store next2 */
@@ -780,47 +448,19 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_ieee_register)
 	vmovdqu64 %zmm15, 832(%rsi) /* store next13 */
 	vmovdqu64 %zmm16, 896(%rsi) /* store next14 */
 	vmovdqu64 %zmm17, 960(%rsi) /* store next15 */
-	vmovdqu64 %zmm18, 1024(%rsi) /* store next16 */
-	vmovdqu64 %zmm19, 1088(%rsi) /* store next17 */
-	vmovdqu64 %zmm20, 1152(%rsi) /* store next18 */
-	vmovdqu64 %zmm21, 1216(%rsi) /* store next19 */
-	vmovdqu64 %zmm22, 1280(%rsi) /* store next20 */
-	vmovdqu64 %zmm23, 1344(%rsi) /* store next21 */
-	vmovdqu64 %zmm24, 1408(%rsi) /* store next22 */
-	vmovdqu64 %zmm25, 1472(%rsi) /* store next23 */
-	vmovdqu64 %zmm26, 1536(%rsi) /* store next24 */
-	vmovdqu64 %zmm27, 1600(%rsi) /* store next25 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload next26 */
-	vmovdqu64 %zmm0, 1664(%rsi) /* store next26 */
-	vmovdqa64 64(%rsp), %zmm0 /* reload next27 */
-	vmovdqu64 %zmm0, 1728(%rsi) /* store next27 */
-	vmovdqa64 128(%rsp), %zmm0 /* reload next28 */
-	vmovdqu64 %zmm0, 1792(%rsi) /* store next28 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload next29 */
-	vmovdqu64 %zmm0, 1856(%rsi) /* store next29 */
-	vmovdqa64 256(%rsp), %zmm0 /* reload next30 */
-	vmovdqu64 %zmm0, 1920(%rsi) /* store next30 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload next31 */
-	vmovdqu64 %zmm0, 1984(%rsi) /* store next31 */
-	vmovdqu64 %zmm5, 2048(%rsi) /* store next32 */
-	mov %rbp, %rsp
-	pop %rbp
+	vmovdqu64 %zmm5, 1024(%rsi) /* store next16 */
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_xts_ieee_register)
 
-/* sm4_wordslice_avx512_gfni_xts_gb_tweak: xts_tweaks_gb_tweak_r32, 2 arguments
+/* sm4_wordslice_avx512_gfni_xts_gb_tweak: xts_tweaks_gb_tweak_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-21: vectors, as allocated (22 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_tweak)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 	vbroadcasti32x4 (%rdi), %zmm0 /* tweak_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* order = lookup16(tweak_1, reverse_bytes) */
 	vpsrlq $1, %zmm0, %zmm1 /* spread1_shift = shr(order) */
@@ -1000,177 +640,11 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_tweak)
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm19, %zmm19 /* next16_carry = lookup16(next16_spill, next_half) */
 	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm17, %zmm20 /* next16_over = and(next15, low_4_bits) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm20, %zmm21 /* next16_index = lookup16(next16_over, overflow_to_2) */
-	vpshufb %zmm21, %zmm5, %zmm21 /* next16_reduce = lookup16(reduce_x4, next16_index) */
+	vpshufb %zmm21, %zmm5, %zmm5 /* next16_reduce = lookup16(reduce_x4, next16_index) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm20, %zmm20 /* next16_index_1 = lookup16(next16_over, overflow_to) */
-	vpshufb %zmm20, %zmm6, %zmm20 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
-	vpternlogd $0x96, %zmm21, %zmm19, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
-	vpxord %zmm20, %zmm18, %zmm18 /* next16 = xor(next16_acc_1, next16_reduce_1) */
-	vpsrlq $4, %zmm18, %zmm19 /* next17_shift = shr(next16) */
-	vpsllq $60, %zmm18, %zmm20 /* next17_spill = shl(next16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm20, %zmm20 /* next17_carry = lookup16(next17_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm18, %zmm21 /* next17_over = and(next16, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm21, %zmm22 /* next17_index = lookup16(next17_over, overflow_to_2) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* next17_reduce = lookup16(reduce_x4, next17_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm21, %zmm21 /* next17_index_1 = lookup16(next17_over, overflow_to) */
-	vpshufb %zmm21, %zmm6, %zmm21 /* next17_reduce_1 = lookup16(reduce_x4_1, next17_index_1) */
-	vpternlogd $0x96, %zmm22, %zmm20, %zmm19 /* next17_acc_1 = ternlog(next17_shift, next17_carry, next17_reduce) */
-	vpxord %zmm21, %zmm19, %zmm19 /* next17 = xor(next17_acc_1, next17_reduce_1) */
-	vpsrlq $4, %zmm19, %zmm20 /* next18_shift = shr(next17) */
-	vpsllq $60, %zmm19, %zmm21 /* next18_spill = shl(next17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm21, %zmm21 /* next18_carry = lookup16(next18_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm19, %zmm22 /* next18_over = and(next17, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm22, %zmm23 /* next18_index = lookup16(next18_over, overflow_to_2) */
-	vpshufb %zmm23, %zmm5, %zmm23 /* next18_reduce = lookup16(reduce_x4, next18_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm22, %zmm22 /* next18_index_1 = lookup16(next18_over, overflow_to) */
-	vpshufb %zmm22, %zmm6, %zmm22 /* next18_reduce_1 = lookup16(reduce_x4_1, next18_index_1) */
-	vpternlogd $0x96, %zmm23, %zmm21, %zmm20 /* next18_acc_1 = ternlog(next18_shift, next18_carry, next18_reduce) */
-	vpxord %zmm22, %zmm20, %zmm20 /* next18 = xor(next18_acc_1, next18_reduce_1) */
-	vpsrlq $4, %zmm20, %zmm21 /* next19_shift = shr(next18) */
-	vpsllq $60, %zmm20, %zmm22 /* next19_spill = shl(next18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm22, %zmm22 /* next19_carry = lookup16(next19_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm20, %zmm23 /* next19_over = and(next18, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm23, %zmm24 /* next19_index = lookup16(next19_over, overflow_to_2) */
-	vpshufb %zmm24, %zmm5, %zmm24 /* next19_reduce = lookup16(reduce_x4, next19_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm23, %zmm23 /* next19_index_1 = lookup16(next19_over, overflow_to) */
-	vpshufb %zmm23, %zmm6, %zmm23 /* next19_reduce_1 = lookup16(reduce_x4_1, next19_index_1) */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm21 /* next19_acc_1 = ternlog(next19_shift, next19_carry, next19_reduce) */
-	vpxord %zmm23, %zmm21, %zmm21 /* next19 = xor(next19_acc_1, next19_reduce_1) */
-	vpsrlq $4, %zmm21, %zmm22 /* next20_shift = shr(next19) */
-	vpsllq $60, %zmm21, %zmm23 /* next20_spill = shl(next19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm23, %zmm23 /* next20_carry = lookup16(next20_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm21, %zmm24 /* next20_over = and(next19, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm24, %zmm25 /* next20_index = lookup16(next20_over, overflow_to_2) */
-	vpshufb %zmm25, %zmm5, %zmm25 /* next20_reduce = lookup16(reduce_x4, next20_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm24, %zmm24 /* next20_index_1 = lookup16(next20_over, overflow_to) */
-	vpshufb %zmm24, %zmm6, %zmm24 /* next20_reduce_1 = lookup16(reduce_x4_1, next20_index_1) */
-	vpternlogd $0x96, %zmm25, %zmm23, %zmm22 /* next20_acc_1 = ternlog(next20_shift, next20_carry, next20_reduce) */
-	vpxord %zmm24, %zmm22, %zmm22 /* next20 = xor(next20_acc_1, next20_reduce_1) */
-	vpsrlq $4, %zmm22, %zmm23 /* next21_shift = shr(next20) */
-	vpsllq $60, %zmm22, %zmm24 /* next21_spill = shl(next20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm24, %zmm24 /* next21_carry = lookup16(next21_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm22, %zmm25 /* next21_over = and(next20, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm25, %zmm26 /* next21_index = lookup16(next21_over, overflow_to_2) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* next21_reduce = lookup16(reduce_x4, next21_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm25, %zmm25 /* next21_index_1 = lookup16(next21_over, overflow_to) */
-	vpshufb %zmm25, %zmm6, %zmm25 /* next21_reduce_1 = lookup16(reduce_x4_1, next21_index_1) */
-	vpternlogd $0x96, %zmm26, %zmm24, %zmm23 /* next21_acc_1 = ternlog(next21_shift, next21_carry, next21_reduce) */
-	vpxord %zmm25, %zmm23, %zmm23 /* next21 = xor(next21_acc_1, next21_reduce_1) */
-	vpsrlq $4, %zmm23, %zmm24 /* next22_shift = shr(next21) */
-	vpsllq $60, %zmm23, %zmm25 /* next22_spill = shl(next21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm25, %zmm25 /* next22_carry = lookup16(next22_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm23, %zmm26 /* next22_over = and(next21, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm26, %zmm27 /* next22_index = lookup16(next22_over, overflow_to_2) */
-	vpshufb %zmm27, %zmm5, %zmm27 /* next22_reduce = lookup16(reduce_x4, next22_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm26, %zmm26 /* next22_index_1 = lookup16(next22_over, overflow_to) */
-	vpshufb %zmm26, %zmm6, %zmm26 /* next22_reduce_1 = lookup16(reduce_x4_1, next22_index_1) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm24 /* next22_acc_1 = ternlog(next22_shift, next22_carry, next22_reduce) */
-	vpxord %zmm26, %zmm24, %zmm24 /* next22 = xor(next22_acc_1, next22_reduce_1) */
-	vpsrlq $4, %zmm24, %zmm25 /* next23_shift = shr(next22) */
-	vpsllq $60, %zmm24, %zmm26 /* next23_spill = shl(next22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm26, %zmm26 /* next23_carry = lookup16(next23_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm24, %zmm27 /* next23_over = and(next22, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm27, %zmm28 /* next23_index = lookup16(next23_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next23_reduce = lookup16(reduce_x4, next23_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm27, %zmm27 /* next23_index_1 = lookup16(next23_over, overflow_to) */
-	vpshufb %zmm27, %zmm6, %zmm27 /* next23_reduce_1 = lookup16(reduce_x4_1, next23_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm25 /* next23_acc_1 = ternlog(next23_shift, next23_carry, next23_reduce) */
-	vpxord %zmm27, %zmm25, %zmm25 /* next23 = xor(next23_acc_1, next23_reduce_1) */
-	vpsrlq $4, %zmm25, %zmm26 /* next24_shift = shr(next23) */
-	vpsllq $60, %zmm25, %zmm27 /* next24_spill = shl(next23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm27, %zmm27 /* next24_carry = lookup16(next24_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm25, %zmm28 /* next24_over = and(next23, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm28, %zmm29 /* next24_index = lookup16(next24_over, overflow_to_2) */
-	vpshufb %zmm29, %zmm5, %zmm29 /* next24_reduce = lookup16(reduce_x4, next24_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm28, %zmm28 /* next24_index_1 = lookup16(next24_over, overflow_to) */
-	vpshufb %zmm28, %zmm6, %zmm28 /* next24_reduce_1 = lookup16(reduce_x4_1, next24_index_1) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* next24_acc_1 = ternlog(next24_shift, next24_carry, next24_reduce) */
-	vpxord %zmm28, %zmm26, %zmm26 /* next24 = xor(next24_acc_1, next24_reduce_1) */
-	vpsrlq $4, %zmm26, %zmm27 /* next25_shift = shr(next24) */
-	vpsllq $60, %zmm26, %zmm28 /* next25_spill = shl(next24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm28, %zmm28 /* next25_carry = lookup16(next25_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm26, %zmm29 /* next25_over = and(next24, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm29, %zmm30 /* next25_index = lookup16(next25_over, overflow_to_2) */
-	vpshufb %zmm30, %zmm5, %zmm30 /* next25_reduce = lookup16(reduce_x4, next25_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm29, %zmm29 /* next25_index_1 = lookup16(next25_over, overflow_to) */
-	vpshufb %zmm29, %zmm6, %zmm29 /* next25_reduce_1 = lookup16(reduce_x4_1, next25_index_1) */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm27 /* next25_acc_1 = ternlog(next25_shift, next25_carry, next25_reduce) */
-	vpxord %zmm29, %zmm27, %zmm27 /* next25 = xor(next25_acc_1, next25_reduce_1) */
-	vpsrlq $4, %zmm27, %zmm28 /* next26_shift = shr(next25) */
-	vpsllq $60, %zmm27, %zmm29 /* next26_spill = shl(next25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm29, %zmm29 /* next26_carry = lookup16(next26_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm27, %zmm30 /* next26_over = and(next25, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm30, %zmm31 /* next26_index = lookup16(next26_over, overflow_to_2) */
-	vpshufb %zmm31, %zmm5, %zmm31 /* next26_reduce = lookup16(reduce_x4, next26_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm30, %zmm30 /* next26_index_1 = lookup16(next26_over, overflow_to) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next26_reduce_1 = lookup16(reduce_x4_1, next26_index_1) */
-	vpternlogd $0x96, %zmm31, %zmm29, %zmm28 /* next26_acc_1 = ternlog(next26_shift, next26_carry, next26_reduce) */
-	vpxord %zmm30, %zmm28, %zmm28 /* next26 = xor(next26_acc_1, next26_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next27_shift = shr(next26) */
-	vpsllq $60, %zmm28, %zmm30 /* next27_spill = shl(next26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next27_carry = lookup16(next27_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next27_over = and(next26, low_4_bits) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next27_index = lookup16(next27_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next27_reduce = lookup16(reduce_x4, next27_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm31 /* next27_index_1 = lookup16(next27_over, overflow_to) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next27_reduce_1 = lookup16(reduce_x4_1, next27_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next27_acc_1 = ternlog(next27_shift, next27_carry, next27_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next27 = xor(next27_acc_1, next27_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next28_shift = shr(next27) */
-	vpsllq $60, %zmm28, %zmm30 /* next28_spill = shl(next27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next28_carry = lookup16(next28_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next28_over = and(next27, low_4_bits) */
-	vmovdqa64 %zmm28, 64(%rsp) /* spill next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next28_index = lookup16(next28_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next28_reduce = lookup16(reduce_x4, next28_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm31 /* next28_index_1 = lookup16(next28_over, overflow_to) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next28_reduce_1 = lookup16(reduce_x4_1, next28_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next28_acc_1 = ternlog(next28_shift, next28_carry, next28_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next28 = xor(next28_acc_1, next28_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next29_shift = shr(next28) */
-	vpsllq $60, %zmm28, %zmm30 /* next29_spill = shl(next28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next29_carry = lookup16(next29_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next29_over = and(next28, low_4_bits) */
-	vmovdqa64 %zmm28, 128(%rsp) /* spill next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next29_index = lookup16(next29_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next29_reduce = lookup16(reduce_x4, next29_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm31 /* next29_index_1 = lookup16(next29_over, overflow_to) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next29_reduce_1 = lookup16(reduce_x4_1, next29_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next29_acc_1 = ternlog(next29_shift, next29_carry, next29_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next29 = xor(next29_acc_1, next29_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next30_shift = shr(next29) */
-	vpsllq $60, %zmm28, %zmm30 /* next30_spill = shl(next29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next30_carry = lookup16(next30_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next30_over = and(next29, low_4_bits) */
-	vmovdqa64 %zmm28, 192(%rsp) /* spill next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next30_index = lookup16(next30_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next30_reduce = lookup16(reduce_x4, next30_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm31 /* next30_index_1 = lookup16(next30_over, overflow_to) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next30_reduce_1 = lookup16(reduce_x4_1, next30_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next30_acc_1 = ternlog(next30_shift, next30_carry, next30_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next30 = xor(next30_acc_1, next30_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next31_shift = shr(next30) */
-	vpsllq $60, %zmm28, %zmm30 /* next31_spill = shl(next30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next31_carry = lookup16(next31_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next31_over = and(next30, low_4_bits) */
-	vmovdqa64 %zmm28, 256(%rsp) /* spill next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next31_index = lookup16(next31_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next31_reduce = lookup16(reduce_x4, next31_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm31 /* next31_index_1 = lookup16(next31_over, overflow_to) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next31_reduce_1 = lookup16(reduce_x4_1, next31_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next31_acc_1 = ternlog(next31_shift, next31_carry, next31_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next31 = xor(next31_acc_1, next31_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next32_shift = shr(next31) */
-	vpsllq $60, %zmm28, %zmm30 /* next32_spill = shl(next31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_next_half(%rip), %zmm30, %zmm30 /* next32_carry = lookup16(next32_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_3_low_4_bits(%rip), %zmm28, %zmm31 /* next32_over = and(next31, low_4_bits) */
-	vmovdqa64 %zmm28, 320(%rsp) /* spill next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to_2(%rip), %zmm31, %zmm28 /* next32_index = lookup16(next32_over, overflow_to_2) */
-	vpshufb %zmm28, %zmm5, %zmm5 /* next32_reduce = lookup16(reduce_x4, next32_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_overflow_to(%rip), %zmm31, %zmm28 /* next32_index_1 = lookup16(next32_over, overflow_to) */
-	vpshufb %zmm28, %zmm6, %zmm6 /* next32_reduce_1 = lookup16(reduce_x4_1, next32_index_1) */
-	vpternlogd $0x96, %zmm5, %zmm30, %zmm29 /* next32_acc_1 = ternlog(next32_shift, next32_carry, next32_reduce) */
-	vpxord %zmm6, %zmm29, %zmm5 /* next32 = xor(next32_acc_1, next32_reduce_1) */
+	vpshufb %zmm20, %zmm6, %zmm6 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
+	vpternlogd $0x96, %zmm5, %zmm19, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
+	vpxord %zmm6, %zmm18, %zmm5 /* next16 = xor(next16_acc_1, next16_reduce_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks0 = lookup16(spread2_1, reverse_bytes) */
 	vmovdqu64 %zmm0, (%rsi) /* store tweaks0 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm1, %zmm0 /* tweaks1 = lookup16(next1, reverse_bytes) */
@@ -1203,64 +677,20 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_tweak)
 	vmovdqu64 %zmm0, 896(%rsi) /* store tweaks14 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm17, %zmm0 /* tweaks15 = lookup16(next15, reverse_bytes) */
 	vmovdqu64 %zmm0, 960(%rsi) /* store tweaks15 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm18, %zmm0 /* tweaks16 = lookup16(next16, reverse_bytes) */
-	vmovdqu64 %zmm0, 1024(%rsi) /* store tweaks16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm19, %zmm0 /* tweaks17 = lookup16(next17, reverse_bytes) */
-	vmovdqu64 %zmm0, 1088(%rsi) /* store tweaks17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm20, %zmm0 /* tweaks18 = lookup16(next18, reverse_bytes) */
-	vmovdqu64 %zmm0, 1152(%rsi) /* store tweaks18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm21, %zmm0 /* tweaks19 = lookup16(next19, reverse_bytes) */
-	vmovdqu64 %zmm0, 1216(%rsi) /* store tweaks19 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm22, %zmm0 /* tweaks20 = lookup16(next20, reverse_bytes) */
-	vmovdqu64 %zmm0, 1280(%rsi) /* store tweaks20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm23, %zmm0 /* tweaks21 = lookup16(next21, reverse_bytes) */
-	vmovdqu64 %zmm0, 1344(%rsi) /* store tweaks21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm24, %zmm0 /* tweaks22 = lookup16(next22, reverse_bytes) */
-	vmovdqu64 %zmm0, 1408(%rsi) /* store tweaks22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm25, %zmm0 /* tweaks23 = lookup16(next23, reverse_bytes) */
-	vmovdqu64 %zmm0, 1472(%rsi) /* store tweaks23 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm26, %zmm0 /* tweaks24 = lookup16(next24, reverse_bytes) */
-	vmovdqu64 %zmm0, 1536(%rsi) /* store tweaks24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm27, %zmm0 /* tweaks25 = lookup16(next25, reverse_bytes) */
-	vmovdqu64 %zmm0, 1600(%rsi) /* store tweaks25 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks26 = lookup16(next26, reverse_bytes) */
-	vmovdqu64 %zmm0, 1664(%rsi) /* store tweaks26 */
-	vmovdqa64 64(%rsp), %zmm0 /* reload next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks27 = lookup16(next27, reverse_bytes) */
-	vmovdqu64 %zmm0, 1728(%rsi) /* store tweaks27 */
-	vmovdqa64 128(%rsp), %zmm0 /* reload next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks28 = lookup16(next28, reverse_bytes) */
-	vmovdqu64 %zmm0, 1792(%rsi) /* store tweaks28 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks29 = lookup16(next29, reverse_bytes) */
-	vmovdqu64 %zmm0, 1856(%rsi) /* store tweaks29 */
-	vmovdqa64 256(%rsp), %zmm0 /* reload next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks30 = lookup16(next30, reverse_bytes) */
-	vmovdqu64 %zmm0, 1920(%rsi) /* store tweaks30 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks31 = lookup16(next31, reverse_bytes) */
-	vmovdqu64 %zmm0, 1984(%rsi) /* store tweaks31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm5, %zmm0 /* carried_out = lookup16(next32, reverse_bytes) */
-	vmovdqu64 %zmm0, 2048(%rsi) /* store carried_out */
-	mov %rbp, %rsp
-	pop %rbp
+	vpshufb .Lsm4_wordslice_avx512_gfni_3_reverse_bytes(%rip), %zmm5, %zmm0 /* carried_out = lookup16(next16, reverse_bytes) */
+	vmovdqu64 %zmm0, 1024(%rsi) /* store carried_out */
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_xts_gb_tweak)
 
-/* sm4_wordslice_avx512_gfni_xts_gb_register: xts_tweaks_gb_register_r32, 2 arguments
+/* sm4_wordslice_avx512_gfni_xts_gb_register: xts_tweaks_gb_register_r16, 2 arguments
  *   %rdi: tweak
  *   %rsi: out
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-21: vectors, as allocated (22 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_register)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 	vmovdqu64 (%rdi), %zmm0 /* carried = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* order = lookup16(carried, reverse_bytes) */
 	vpsrlq $4, %zmm0, %zmm1 /* next1_shift = shr(order) */
@@ -1420,177 +850,11 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_register)
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm19, %zmm19 /* next16_carry = lookup16(next16_spill, next_half) */
 	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm17, %zmm20 /* next16_over = and(next15, low_4_bits) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm20, %zmm21 /* next16_index = lookup16(next16_over, overflow_to) */
-	vpshufb %zmm21, %zmm5, %zmm21 /* next16_reduce = lookup16(reduce_x4, next16_index) */
+	vpshufb %zmm21, %zmm5, %zmm5 /* next16_reduce = lookup16(reduce_x4, next16_index) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm20, %zmm20 /* next16_index_1 = lookup16(next16_over, overflow_to_1) */
-	vpshufb %zmm20, %zmm6, %zmm20 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
-	vpternlogd $0x96, %zmm21, %zmm19, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
-	vpxord %zmm20, %zmm18, %zmm18 /* next16 = xor(next16_acc_1, next16_reduce_1) */
-	vpsrlq $4, %zmm18, %zmm19 /* next17_shift = shr(next16) */
-	vpsllq $60, %zmm18, %zmm20 /* next17_spill = shl(next16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm20, %zmm20 /* next17_carry = lookup16(next17_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm18, %zmm21 /* next17_over = and(next16, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm21, %zmm22 /* next17_index = lookup16(next17_over, overflow_to) */
-	vpshufb %zmm22, %zmm5, %zmm22 /* next17_reduce = lookup16(reduce_x4, next17_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm21, %zmm21 /* next17_index_1 = lookup16(next17_over, overflow_to_1) */
-	vpshufb %zmm21, %zmm6, %zmm21 /* next17_reduce_1 = lookup16(reduce_x4_1, next17_index_1) */
-	vpternlogd $0x96, %zmm22, %zmm20, %zmm19 /* next17_acc_1 = ternlog(next17_shift, next17_carry, next17_reduce) */
-	vpxord %zmm21, %zmm19, %zmm19 /* next17 = xor(next17_acc_1, next17_reduce_1) */
-	vpsrlq $4, %zmm19, %zmm20 /* next18_shift = shr(next17) */
-	vpsllq $60, %zmm19, %zmm21 /* next18_spill = shl(next17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm21, %zmm21 /* next18_carry = lookup16(next18_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm19, %zmm22 /* next18_over = and(next17, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm22, %zmm23 /* next18_index = lookup16(next18_over, overflow_to) */
-	vpshufb %zmm23, %zmm5, %zmm23 /* next18_reduce = lookup16(reduce_x4, next18_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm22, %zmm22 /* next18_index_1 = lookup16(next18_over, overflow_to_1) */
-	vpshufb %zmm22, %zmm6, %zmm22 /* next18_reduce_1 = lookup16(reduce_x4_1, next18_index_1) */
-	vpternlogd $0x96, %zmm23, %zmm21, %zmm20 /* next18_acc_1 = ternlog(next18_shift, next18_carry, next18_reduce) */
-	vpxord %zmm22, %zmm20, %zmm20 /* next18 = xor(next18_acc_1, next18_reduce_1) */
-	vpsrlq $4, %zmm20, %zmm21 /* next19_shift = shr(next18) */
-	vpsllq $60, %zmm20, %zmm22 /* next19_spill = shl(next18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm22, %zmm22 /* next19_carry = lookup16(next19_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm20, %zmm23 /* next19_over = and(next18, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm23, %zmm24 /* next19_index = lookup16(next19_over, overflow_to) */
-	vpshufb %zmm24, %zmm5, %zmm24 /* next19_reduce = lookup16(reduce_x4, next19_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm23, %zmm23 /* next19_index_1 = lookup16(next19_over, overflow_to_1) */
-	vpshufb %zmm23, %zmm6, %zmm23 /* next19_reduce_1 = lookup16(reduce_x4_1, next19_index_1) */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm21 /* next19_acc_1 = ternlog(next19_shift, next19_carry, next19_reduce) */
-	vpxord %zmm23, %zmm21, %zmm21 /* next19 = xor(next19_acc_1, next19_reduce_1) */
-	vpsrlq $4, %zmm21, %zmm22 /* next20_shift = shr(next19) */
-	vpsllq $60, %zmm21, %zmm23 /* next20_spill = shl(next19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm23, %zmm23 /* next20_carry = lookup16(next20_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm21, %zmm24 /* next20_over = and(next19, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm24, %zmm25 /* next20_index = lookup16(next20_over, overflow_to) */
-	vpshufb %zmm25, %zmm5, %zmm25 /* next20_reduce = lookup16(reduce_x4, next20_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm24, %zmm24 /* next20_index_1 = lookup16(next20_over, overflow_to_1) */
-	vpshufb %zmm24, %zmm6, %zmm24 /* next20_reduce_1 = lookup16(reduce_x4_1, next20_index_1) */
-	vpternlogd $0x96, %zmm25, %zmm23, %zmm22 /* next20_acc_1 = ternlog(next20_shift, next20_carry, next20_reduce) */
-	vpxord %zmm24, %zmm22, %zmm22 /* next20 = xor(next20_acc_1, next20_reduce_1) */
-	vpsrlq $4, %zmm22, %zmm23 /* next21_shift = shr(next20) */
-	vpsllq $60, %zmm22, %zmm24 /* next21_spill = shl(next20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm24, %zmm24 /* next21_carry = lookup16(next21_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm22, %zmm25 /* next21_over = and(next20, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm25, %zmm26 /* next21_index = lookup16(next21_over, overflow_to) */
-	vpshufb %zmm26, %zmm5, %zmm26 /* next21_reduce = lookup16(reduce_x4, next21_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm25, %zmm25 /* next21_index_1 = lookup16(next21_over, overflow_to_1) */
-	vpshufb %zmm25, %zmm6, %zmm25 /* next21_reduce_1 = lookup16(reduce_x4_1, next21_index_1) */
-	vpternlogd $0x96, %zmm26, %zmm24, %zmm23 /* next21_acc_1 = ternlog(next21_shift, next21_carry, next21_reduce) */
-	vpxord %zmm25, %zmm23, %zmm23 /* next21 = xor(next21_acc_1, next21_reduce_1) */
-	vpsrlq $4, %zmm23, %zmm24 /* next22_shift = shr(next21) */
-	vpsllq $60, %zmm23, %zmm25 /* next22_spill = shl(next21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm25, %zmm25 /* next22_carry = lookup16(next22_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm23, %zmm26 /* next22_over = and(next21, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm26, %zmm27 /* next22_index = lookup16(next22_over, overflow_to) */
-	vpshufb %zmm27, %zmm5, %zmm27 /* next22_reduce = lookup16(reduce_x4, next22_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm26, %zmm26 /* next22_index_1 = lookup16(next22_over, overflow_to_1) */
-	vpshufb %zmm26, %zmm6, %zmm26 /* next22_reduce_1 = lookup16(reduce_x4_1, next22_index_1) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm24 /* next22_acc_1 = ternlog(next22_shift, next22_carry, next22_reduce) */
-	vpxord %zmm26, %zmm24, %zmm24 /* next22 = xor(next22_acc_1, next22_reduce_1) */
-	vpsrlq $4, %zmm24, %zmm25 /* next23_shift = shr(next22) */
-	vpsllq $60, %zmm24, %zmm26 /* next23_spill = shl(next22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm26, %zmm26 /* next23_carry = lookup16(next23_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm24, %zmm27 /* next23_over = and(next22, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm27, %zmm28 /* next23_index = lookup16(next23_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next23_reduce = lookup16(reduce_x4, next23_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm27, %zmm27 /* next23_index_1 = lookup16(next23_over, overflow_to_1) */
-	vpshufb %zmm27, %zmm6, %zmm27 /* next23_reduce_1 = lookup16(reduce_x4_1, next23_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm25 /* next23_acc_1 = ternlog(next23_shift, next23_carry, next23_reduce) */
-	vpxord %zmm27, %zmm25, %zmm25 /* next23 = xor(next23_acc_1, next23_reduce_1) */
-	vpsrlq $4, %zmm25, %zmm26 /* next24_shift = shr(next23) */
-	vpsllq $60, %zmm25, %zmm27 /* next24_spill = shl(next23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm27, %zmm27 /* next24_carry = lookup16(next24_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm25, %zmm28 /* next24_over = and(next23, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm28, %zmm29 /* next24_index = lookup16(next24_over, overflow_to) */
-	vpshufb %zmm29, %zmm5, %zmm29 /* next24_reduce = lookup16(reduce_x4, next24_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm28, %zmm28 /* next24_index_1 = lookup16(next24_over, overflow_to_1) */
-	vpshufb %zmm28, %zmm6, %zmm28 /* next24_reduce_1 = lookup16(reduce_x4_1, next24_index_1) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* next24_acc_1 = ternlog(next24_shift, next24_carry, next24_reduce) */
-	vpxord %zmm28, %zmm26, %zmm26 /* next24 = xor(next24_acc_1, next24_reduce_1) */
-	vpsrlq $4, %zmm26, %zmm27 /* next25_shift = shr(next24) */
-	vpsllq $60, %zmm26, %zmm28 /* next25_spill = shl(next24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm28, %zmm28 /* next25_carry = lookup16(next25_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm26, %zmm29 /* next25_over = and(next24, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm29, %zmm30 /* next25_index = lookup16(next25_over, overflow_to) */
-	vpshufb %zmm30, %zmm5, %zmm30 /* next25_reduce = lookup16(reduce_x4, next25_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm29, %zmm29 /* next25_index_1 = lookup16(next25_over, overflow_to_1) */
-	vpshufb %zmm29, %zmm6, %zmm29 /* next25_reduce_1 = lookup16(reduce_x4_1, next25_index_1) */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm27 /* next25_acc_1 = ternlog(next25_shift, next25_carry, next25_reduce) */
-	vpxord %zmm29, %zmm27, %zmm27 /* next25 = xor(next25_acc_1, next25_reduce_1) */
-	vpsrlq $4, %zmm27, %zmm28 /* next26_shift = shr(next25) */
-	vpsllq $60, %zmm27, %zmm29 /* next26_spill = shl(next25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm29, %zmm29 /* next26_carry = lookup16(next26_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm27, %zmm30 /* next26_over = and(next25, low_4_bits) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm30, %zmm31 /* next26_index = lookup16(next26_over, overflow_to) */
-	vpshufb %zmm31, %zmm5, %zmm31 /* next26_reduce = lookup16(reduce_x4, next26_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm30, %zmm30 /* next26_index_1 = lookup16(next26_over, overflow_to_1) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* next26_reduce_1 = lookup16(reduce_x4_1, next26_index_1) */
-	vpternlogd $0x96, %zmm31, %zmm29, %zmm28 /* next26_acc_1 = ternlog(next26_shift, next26_carry, next26_reduce) */
-	vpxord %zmm30, %zmm28, %zmm28 /* next26 = xor(next26_acc_1, next26_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next27_shift = shr(next26) */
-	vpsllq $60, %zmm28, %zmm30 /* next27_spill = shl(next26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next27_carry = lookup16(next27_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next27_over = and(next26, low_4_bits) */
-	vmovdqa64 %zmm28, 0(%rsp) /* spill next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next27_index = lookup16(next27_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next27_reduce = lookup16(reduce_x4, next27_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm31 /* next27_index_1 = lookup16(next27_over, overflow_to_1) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next27_reduce_1 = lookup16(reduce_x4_1, next27_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next27_acc_1 = ternlog(next27_shift, next27_carry, next27_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next27 = xor(next27_acc_1, next27_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next28_shift = shr(next27) */
-	vpsllq $60, %zmm28, %zmm30 /* next28_spill = shl(next27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next28_carry = lookup16(next28_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next28_over = and(next27, low_4_bits) */
-	vmovdqa64 %zmm28, 64(%rsp) /* spill next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next28_index = lookup16(next28_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next28_reduce = lookup16(reduce_x4, next28_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm31 /* next28_index_1 = lookup16(next28_over, overflow_to_1) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next28_reduce_1 = lookup16(reduce_x4_1, next28_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next28_acc_1 = ternlog(next28_shift, next28_carry, next28_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next28 = xor(next28_acc_1, next28_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next29_shift = shr(next28) */
-	vpsllq $60, %zmm28, %zmm30 /* next29_spill = shl(next28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next29_carry = lookup16(next29_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next29_over = and(next28, low_4_bits) */
-	vmovdqa64 %zmm28, 128(%rsp) /* spill next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next29_index = lookup16(next29_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next29_reduce = lookup16(reduce_x4, next29_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm31 /* next29_index_1 = lookup16(next29_over, overflow_to_1) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next29_reduce_1 = lookup16(reduce_x4_1, next29_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next29_acc_1 = ternlog(next29_shift, next29_carry, next29_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next29 = xor(next29_acc_1, next29_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next30_shift = shr(next29) */
-	vpsllq $60, %zmm28, %zmm30 /* next30_spill = shl(next29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next30_carry = lookup16(next30_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next30_over = and(next29, low_4_bits) */
-	vmovdqa64 %zmm28, 192(%rsp) /* spill next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next30_index = lookup16(next30_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next30_reduce = lookup16(reduce_x4, next30_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm31 /* next30_index_1 = lookup16(next30_over, overflow_to_1) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next30_reduce_1 = lookup16(reduce_x4_1, next30_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next30_acc_1 = ternlog(next30_shift, next30_carry, next30_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next30 = xor(next30_acc_1, next30_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next31_shift = shr(next30) */
-	vpsllq $60, %zmm28, %zmm30 /* next31_spill = shl(next30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next31_carry = lookup16(next31_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next31_over = and(next30, low_4_bits) */
-	vmovdqa64 %zmm28, 256(%rsp) /* spill next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next31_index = lookup16(next31_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm28 /* next31_reduce = lookup16(reduce_x4, next31_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm31 /* next31_index_1 = lookup16(next31_over, overflow_to_1) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* next31_reduce_1 = lookup16(reduce_x4_1, next31_index_1) */
-	vpternlogd $0x96, %zmm28, %zmm30, %zmm29 /* next31_acc_1 = ternlog(next31_shift, next31_carry, next31_reduce) */
-	vpxord %zmm31, %zmm29, %zmm28 /* next31 = xor(next31_acc_1, next31_reduce_1) */
-	vpsrlq $4, %zmm28, %zmm29 /* next32_shift = shr(next31) */
-	vpsllq $60, %zmm28, %zmm30 /* next32_spill = shl(next31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_next_half(%rip), %zmm30, %zmm30 /* next32_carry = lookup16(next32_spill, next_half) */
-	vpandd .Lsm4_wordslice_avx512_gfni_4_low_4_bits(%rip), %zmm28, %zmm31 /* next32_over = and(next31, low_4_bits) */
-	vmovdqa64 %zmm28, 320(%rsp) /* spill next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to(%rip), %zmm31, %zmm28 /* next32_index = lookup16(next32_over, overflow_to) */
-	vpshufb %zmm28, %zmm5, %zmm5 /* next32_reduce = lookup16(reduce_x4, next32_index) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_overflow_to_1(%rip), %zmm31, %zmm28 /* next32_index_1 = lookup16(next32_over, overflow_to_1) */
-	vpshufb %zmm28, %zmm6, %zmm6 /* next32_reduce_1 = lookup16(reduce_x4_1, next32_index_1) */
-	vpternlogd $0x96, %zmm5, %zmm30, %zmm29 /* next32_acc_1 = ternlog(next32_shift, next32_carry, next32_reduce) */
-	vpxord %zmm6, %zmm29, %zmm5 /* next32 = xor(next32_acc_1, next32_reduce_1) */
+	vpshufb %zmm20, %zmm6, %zmm6 /* next16_reduce_1 = lookup16(reduce_x4_1, next16_index_1) */
+	vpternlogd $0x96, %zmm5, %zmm19, %zmm18 /* next16_acc_1 = ternlog(next16_shift, next16_carry, next16_reduce) */
+	vpxord %zmm6, %zmm18, %zmm5 /* next16 = xor(next16_acc_1, next16_reduce_1) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks0 = lookup16(order, reverse_bytes) */
 	vmovdqu64 %zmm0, (%rsi) /* store tweaks0 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm1, %zmm0 /* tweaks1 = lookup16(next1, reverse_bytes) */
@@ -1623,48 +887,8 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_xts_gb_register)
 	vmovdqu64 %zmm0, 896(%rsi) /* store tweaks14 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm17, %zmm0 /* tweaks15 = lookup16(next15, reverse_bytes) */
 	vmovdqu64 %zmm0, 960(%rsi) /* store tweaks15 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm18, %zmm0 /* tweaks16 = lookup16(next16, reverse_bytes) */
-	vmovdqu64 %zmm0, 1024(%rsi) /* store tweaks16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm19, %zmm0 /* tweaks17 = lookup16(next17, reverse_bytes) */
-	vmovdqu64 %zmm0, 1088(%rsi) /* store tweaks17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm20, %zmm0 /* tweaks18 = lookup16(next18, reverse_bytes) */
-	vmovdqu64 %zmm0, 1152(%rsi) /* store tweaks18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm21, %zmm0 /* tweaks19 = lookup16(next19, reverse_bytes) */
-	vmovdqu64 %zmm0, 1216(%rsi) /* store tweaks19 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm22, %zmm0 /* tweaks20 = lookup16(next20, reverse_bytes) */
-	vmovdqu64 %zmm0, 1280(%rsi) /* store tweaks20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm23, %zmm0 /* tweaks21 = lookup16(next21, reverse_bytes) */
-	vmovdqu64 %zmm0, 1344(%rsi) /* store tweaks21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm24, %zmm0 /* tweaks22 = lookup16(next22, reverse_bytes) */
-	vmovdqu64 %zmm0, 1408(%rsi) /* store tweaks22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm25, %zmm0 /* tweaks23 = lookup16(next23, reverse_bytes) */
-	vmovdqu64 %zmm0, 1472(%rsi) /* store tweaks23 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm26, %zmm0 /* tweaks24 = lookup16(next24, reverse_bytes) */
-	vmovdqu64 %zmm0, 1536(%rsi) /* store tweaks24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm27, %zmm0 /* tweaks25 = lookup16(next25, reverse_bytes) */
-	vmovdqu64 %zmm0, 1600(%rsi) /* store tweaks25 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload next26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks26 = lookup16(next26, reverse_bytes) */
-	vmovdqu64 %zmm0, 1664(%rsi) /* store tweaks26 */
-	vmovdqa64 64(%rsp), %zmm0 /* reload next27 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks27 = lookup16(next27, reverse_bytes) */
-	vmovdqu64 %zmm0, 1728(%rsi) /* store tweaks27 */
-	vmovdqa64 128(%rsp), %zmm0 /* reload next28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks28 = lookup16(next28, reverse_bytes) */
-	vmovdqu64 %zmm0, 1792(%rsi) /* store tweaks28 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload next29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks29 = lookup16(next29, reverse_bytes) */
-	vmovdqu64 %zmm0, 1856(%rsi) /* store tweaks29 */
-	vmovdqa64 256(%rsp), %zmm0 /* reload next30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks30 = lookup16(next30, reverse_bytes) */
-	vmovdqu64 %zmm0, 1920(%rsi) /* store tweaks30 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload next31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm0, %zmm0 /* tweaks31 = lookup16(next31, reverse_bytes) */
-	vmovdqu64 %zmm0, 1984(%rsi) /* store tweaks31 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm5, %zmm0 /* carried_out = lookup16(next32, reverse_bytes) */
-	vmovdqu64 %zmm0, 2048(%rsi) /* store carried_out */
-	mov %rbp, %rsp
-	pop %rbp
+	vpshufb .Lsm4_wordslice_avx512_gfni_4_reverse_bytes(%rip), %zmm5, %zmm0 /* carried_out = lookup16(next16, reverse_bytes) */
+	vmovdqu64 %zmm0, 1024(%rsi) /* store carried_out */
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_xts_gb_register)
@@ -1674,17 +898,13 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_xts_gb_register)
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-25: vectors, as allocated (26 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 
-	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* row_1 = load() */
 	vmovdqu64 128(%rsi), %zmm2 /* row_2 = load() */
@@ -1743,727 +963,321 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
 	vpermi2b %zmm16, %zmm14, %zmm18 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
 	vmovdqa64 %zmm6, %zmm19 /* unpackhi32_index */
 	vpermi2b %zmm16, %zmm14, %zmm19 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm4, %zmm14 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm15, %zmm14 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm6, %zmm16 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm15, %zmm16 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm14, %zmm18, %zmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm14, %zmm18, %zmm14 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm16, %zmm19, %zmm17 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm16, %zmm19, %zmm16 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqu64 1024(%rsi), %zmm18 /* row_16 = load() */
-	vmovdqu64 1088(%rsi), %zmm19 /* row_17 = load() */
-	vmovdqu64 1152(%rsi), %zmm20 /* row_18 = load() */
-	vmovdqu64 1216(%rsi), %zmm21 /* row_19 = load() */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm20, %zmm18, %zmm22 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm6, %zmm23 /* unpackhi32_index */
-	vpermi2b %zmm20, %zmm18, %zmm23 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm4, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm18 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm6, %zmm20 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm20 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm18, %zmm22, %zmm19 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm18, %zmm22, %zmm18 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm20, %zmm23, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm20, %zmm23, %zmm20 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vmovdqu64 1280(%rsi), %zmm22 /* row_20 = load() */
-	vmovdqu64 1344(%rsi), %zmm23 /* row_21 = load() */
-	vmovdqu64 1408(%rsi), %zmm24 /* row_22 = load() */
-	vmovdqu64 1472(%rsi), %zmm25 /* row_23 = load() */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm24, %zmm22, %zmm26 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm6, %zmm27 /* unpackhi32_index */
-	vpermi2b %zmm24, %zmm22, %zmm27 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm25, %zmm23, %zmm22 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm6, %zmm24 /* unpackhi32_index */
-	vpermi2b %zmm25, %zmm23, %zmm24 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm22, %zmm26, %zmm23 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm22, %zmm26, %zmm22 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm24, %zmm27, %zmm25 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm24, %zmm27, %zmm24 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vmovdqu64 1536(%rsi), %zmm26 /* row_24 = load() */
-	vmovdqu64 1600(%rsi), %zmm27 /* row_25 = load() */
-	vmovdqu64 1664(%rsi), %zmm28 /* row_26 = load() */
-	vmovdqu64 1728(%rsi), %zmm29 /* row_27 = load() */
-	vmovdqa64 %zmm4, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm28, %zmm26, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm6, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm28, %zmm26, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm29, %zmm27, %zmm26 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm6, %zmm28 /* unpackhi32_index */
-	vpermi2b %zmm29, %zmm27, %zmm28 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm26, %zmm30, %zmm27 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm26, %zmm30, %zmm26 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vmovdqu64 1792(%rsi), %zmm30 /* row_28 = load() */
-	vmovdqu64 1856(%rsi), %zmm31 /* row_29 = load() */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill g0x1.1 */
-	vmovdqu64 1920(%rsi), %zmm0 /* row_30 = load() */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill g0x0.1 */
-	vmovdqu64 1984(%rsi), %zmm1 /* row_31 = load() */
-	vmovdqa64 %zmm2, 128(%rsp) /* spill g0x3.1 */
-	vmovdqa64 %zmm4, %zmm2 /* unpacklo32_index */
-	vpermi2b %zmm0, %zmm30, %zmm2 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g0x2.1 */
-	vmovdqa64 %zmm6, %zmm3 /* unpackhi32_index */
-	vpermi2b %zmm0, %zmm30, %zmm3 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm1, %zmm31, %zmm4 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm1, %zmm31, %zmm6 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm4, %zmm2, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm4, %zmm2, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm6, %zmm3, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa64 64(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 0(%rsp), %zmm6 /* reload g0x1.2 */
-	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
-	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
+	vpermi2b %zmm17, %zmm15, %zmm4 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vpermi2b %zmm17, %zmm15, %zmm6 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm4, %zmm18, %zmm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %rcx, %rcx
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_5_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%rcx), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm0, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%rcx), %zmm3 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
-	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm3, %zmm6 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%rcx), %zmm4 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
-	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm4, %zmm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm4, %zmm31 /* g2s */
-	vpternlogd $0x96, %zmm30, %zmm7, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%rcx), %zmm6 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
-	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm6, %zmm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm6, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm6, %zmm31 /* g3s */
-	vpternlogd $0x96, %zmm30, %zmm11, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vpbroadcastd (%rdi,%rcx), %zmm7 /* rkw_4 = bcast32() */
-	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
-	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm7, %zmm15 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm7, %zmm30 /* g4lr16 = lookup16(g4s, rotl16) */
-	vmovdqa64 %zmm7, %zmm31 /* g4s */
-	vpternlogd $0x96, %zmm30, %zmm15, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
-	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
-	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
-	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vpbroadcastd (%rdi,%rcx), %zmm11 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
-	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm11, %zmm19 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm11, %zmm30 /* g5lr16 = lookup16(g5s, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g5s */
-	vpternlogd $0x96, %zmm30, %zmm19, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
-	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
-	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vpbroadcastd (%rdi,%rcx), %zmm15 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
-	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
-	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm15, %zmm23 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm15, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm30, %zmm23, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vpbroadcastd (%rdi,%rcx), %zmm19 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
-	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%rcx), %zmm21 /* rkw = bcast32() */
+	vmovdqa64 %zmm0, %zmm22 /* g0x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm2, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm21, %zmm1, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%rcx), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm21, %zmm7, %zmm7 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%rcx), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm21, %zmm11, %zmm11 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%rcx), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm4, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_8 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
-	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
-	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm9 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
-	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm10 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
-	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm14 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
-	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
-	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm18 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
-	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
-	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm22 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
-	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
-	vpbroadcastd 4(%rdi,%rcx), %zmm23 /* rkw_15 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
-	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm21 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm1, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm21, %zmm0, %zmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm21 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm9, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm7, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm21, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm21 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm13, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm11, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm21, %zmm10, %zmm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm21 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %zmm23 /* rkw_16 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
-	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
-	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
-	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_17 = bcast32() */
-	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
-	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_18 = bcast32() */
-	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
-	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm13 /* rkw_19 = bcast32() */
-	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
-	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
-	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm17 /* rkw_20 = bcast32() */
-	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
-	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
-	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_21 = bcast32() */
-	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
-	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm25 /* rkw_22 = bcast32() */
-	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
-	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
-	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
-	vpbroadcastd 8(%rdi,%rcx), %zmm26 /* rkw_23 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
-	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
-	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_8 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm0, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm21, %zmm3, %zmm3 /* g0x_2 = xor(g0x2, g0l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vpxord %zmm5, %zmm22, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm10, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm21, %zmm13, %zmm13 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm6, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %zmm26 /* rkw_24 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
-	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_25 = bcast32() */
-	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
-	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_26 = bcast32() */
-	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
-	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_27 = bcast32() */
-	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
-	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm16 /* rkw_28 = bcast32() */
-	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
-	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
-	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm16, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
-	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm20 /* rkw_29 = bcast32() */
-	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
-	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
-	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm20, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm24 /* rkw_30 = bcast32() */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
-	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm24, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm24, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g6s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vpbroadcastd 12(%rdi,%rcx), %zmm27 /* rkw_31 = bcast32() */
-	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
-	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_5_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_5_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
-	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
-	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
-	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
-	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
-	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
-	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
-	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
-	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
-	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
-	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
-	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
-	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
+	vpbroadcastd 12(%rdi,%rcx), %zmm21 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vpxord %zmm3, %zmm22, %zmm21 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm21, %zmm2, %zmm2 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm21 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm7, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
+	vpxord %zmm9, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm21, %zmm8, %zmm8 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm21 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm11, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm13, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm21, %zmm12, %zmm12 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpbroadcastd 12(%rdi,%rcx), %zmm21 /* rkw_15 = bcast32() */
+	vmovdqa64 %zmm14, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx512_gfni_5_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 %zmm4, (%rdx) /* store outbe */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 %zmm0, 64(%rdx) /* store outbe_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 %zmm0, 128(%rdx) /* store outbe_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpunpckldq %zmm0, %zmm2, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm1, %zmm3, %zmm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm2, %zmm21, %zmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 %zmm1, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm2, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm21, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store outbe_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store outbe_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store outbe_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store outbe_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm2, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store outbe_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store outbe_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 %zmm5, 512(%rdx) /* store outbe_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm5, %zmm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store outbe_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store outbe_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm2, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store outbe_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store outbe_11 */
-	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 %zmm5, 768(%rdx) /* store outbe_12 */
+	vpunpckldq %zmm4, %zmm6, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm4, %zmm6, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm15, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm15, %zmm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store outbe_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store outbe_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm2, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store outbe_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store outbe_15 */
-	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 %zmm5, 1024(%rdx) /* store outbe_16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 %zmm0, 1088(%rdx) /* store outbe_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 %zmm0, 1152(%rdx) /* store outbe_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 %zmm0, 1216(%rdx) /* store outbe_19 */
-	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 %zmm5, 1280(%rdx) /* store outbe_20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 %zmm0, 1344(%rdx) /* store outbe_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 %zmm0, 1408(%rdx) /* store outbe_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 %zmm0, 1472(%rdx) /* store outbe_23 */
-	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 %zmm5, 1536(%rdx) /* store outbe_24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 %zmm0, 1600(%rdx) /* store outbe_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 %zmm0, 1664(%rdx) /* store outbe_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 %zmm0, 1728(%rdx) /* store outbe_27 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu64 %zmm2, 1792(%rdx) /* store outbe_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu64 %zmm1, 1856(%rdx) /* store outbe_29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu64 %zmm1, 1920(%rdx) /* store outbe_30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_5_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
-	vmovdqu64 %zmm0, 1984(%rdx) /* store outbe_31 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch)
@@ -2474,17 +1288,13 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch)
  *   %rdx: out
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-25: vectors, as allocated (26 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 
-	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* row_1 = load() */
 	vmovdqu64 128(%rsi), %zmm2 /* row_2 = load() */
@@ -2543,791 +1353,353 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
 	vpermi2b %zmm16, %zmm14, %zmm18 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
 	vmovdqa64 %zmm6, %zmm19 /* unpackhi32_index */
 	vpermi2b %zmm16, %zmm14, %zmm19 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm4, %zmm14 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm15, %zmm14 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm6, %zmm16 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm15, %zmm16 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm14, %zmm18, %zmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm14, %zmm18, %zmm14 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm16, %zmm19, %zmm17 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm16, %zmm19, %zmm16 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqu64 1024(%rsi), %zmm18 /* row_16 = load() */
-	vmovdqu64 1088(%rsi), %zmm19 /* row_17 = load() */
-	vmovdqu64 1152(%rsi), %zmm20 /* row_18 = load() */
-	vmovdqu64 1216(%rsi), %zmm21 /* row_19 = load() */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm20, %zmm18, %zmm22 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm6, %zmm23 /* unpackhi32_index */
-	vpermi2b %zmm20, %zmm18, %zmm23 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm4, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm18 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm6, %zmm20 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm20 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm18, %zmm22, %zmm19 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm18, %zmm22, %zmm18 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm20, %zmm23, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm20, %zmm23, %zmm20 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vmovdqu64 1280(%rsi), %zmm22 /* row_20 = load() */
-	vmovdqu64 1344(%rsi), %zmm23 /* row_21 = load() */
-	vmovdqu64 1408(%rsi), %zmm24 /* row_22 = load() */
-	vmovdqu64 1472(%rsi), %zmm25 /* row_23 = load() */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm24, %zmm22, %zmm26 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm6, %zmm27 /* unpackhi32_index */
-	vpermi2b %zmm24, %zmm22, %zmm27 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm25, %zmm23, %zmm22 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm6, %zmm24 /* unpackhi32_index */
-	vpermi2b %zmm25, %zmm23, %zmm24 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm22, %zmm26, %zmm23 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm22, %zmm26, %zmm22 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm24, %zmm27, %zmm25 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm24, %zmm27, %zmm24 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vmovdqu64 1536(%rsi), %zmm26 /* row_24 = load() */
-	vmovdqu64 1600(%rsi), %zmm27 /* row_25 = load() */
-	vmovdqu64 1664(%rsi), %zmm28 /* row_26 = load() */
-	vmovdqu64 1728(%rsi), %zmm29 /* row_27 = load() */
-	vmovdqa64 %zmm4, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm28, %zmm26, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm6, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm28, %zmm26, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm29, %zmm27, %zmm26 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm6, %zmm28 /* unpackhi32_index */
-	vpermi2b %zmm29, %zmm27, %zmm28 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm26, %zmm30, %zmm27 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm26, %zmm30, %zmm26 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vmovdqu64 1792(%rsi), %zmm30 /* row_28 = load() */
-	vmovdqu64 1856(%rsi), %zmm31 /* row_29 = load() */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill g0x1.1 */
-	vmovdqu64 1920(%rsi), %zmm0 /* row_30 = load() */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill g0x0.1 */
-	vmovdqu64 1984(%rsi), %zmm1 /* row_31 = load() */
-	vmovdqa64 %zmm2, 128(%rsp) /* spill g0x3.1 */
-	vmovdqa64 %zmm4, %zmm2 /* unpacklo32_index */
-	vpermi2b %zmm0, %zmm30, %zmm2 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g0x2.1 */
-	vmovdqa64 %zmm6, %zmm3 /* unpackhi32_index */
-	vpermi2b %zmm0, %zmm30, %zmm3 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm1, %zmm31, %zmm4 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm1, %zmm31, %zmm6 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm4, %zmm2, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm4, %zmm2, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm6, %zmm3, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa64 64(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 0(%rsp), %zmm6 /* reload g0x1.2 */
-	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
-	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
+	vpermi2b %zmm17, %zmm15, %zmm4 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vpermi2b %zmm17, %zmm15, %zmm6 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm4, %zmm18, %zmm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_6_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm0, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
-	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm3, %zmm6 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
-	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm4, %zmm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm4, %zmm31 /* g2s */
-	vpternlogd $0x96, %zmm30, %zmm7, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r8), %zmm6 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
-	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm6, %zmm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm6, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm6, %zmm31 /* g3s */
-	vpternlogd $0x96, %zmm30, %zmm11, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vpbroadcastd (%rdi,%r8), %zmm7 /* rkw_4 = bcast32() */
-	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
-	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm7, %zmm15 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm7, %zmm30 /* g4lr16 = lookup16(g4s, rotl16) */
-	vmovdqa64 %zmm7, %zmm31 /* g4s */
-	vpternlogd $0x96, %zmm30, %zmm15, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
-	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
-	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
-	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vpbroadcastd (%rdi,%r8), %zmm11 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
-	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm11, %zmm19 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm11, %zmm30 /* g5lr16 = lookup16(g5s, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g5s */
-	vpternlogd $0x96, %zmm30, %zmm19, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
-	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
-	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vpbroadcastd (%rdi,%r8), %zmm15 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
-	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
-	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm15, %zmm23 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm15, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm30, %zmm23, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vpbroadcastd (%rdi,%r8), %zmm19 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
-	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw = bcast32() */
+	vmovdqa64 %zmm0, %zmm22 /* g0x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm2, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm21, %zmm1, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm21, %zmm7, %zmm7 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm21, %zmm11, %zmm11 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm4, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_8 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
-	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
-	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm9 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
-	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm10 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
-	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
-	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
-	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm18 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
-	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
-	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm22 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
-	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
-	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm1, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm21, %zmm0, %zmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm9, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm7, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm21, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm13, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm11, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm21, %zmm10, %zmm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
-	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
-	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
-	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_17 = bcast32() */
-	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
-	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_18 = bcast32() */
-	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
-	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm13 /* rkw_19 = bcast32() */
-	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
-	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
-	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm17 /* rkw_20 = bcast32() */
-	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
-	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
-	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_21 = bcast32() */
-	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
-	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm25 /* rkw_22 = bcast32() */
-	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
-	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
-	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
-	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
-	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_8 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm0, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm21, %zmm3, %zmm3 /* g0x_2 = xor(g0x2, g0l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vpxord %zmm5, %zmm22, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm10, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm21, %zmm13, %zmm13 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm6, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
-	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
-	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
-	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
-	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
-	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
-	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
-	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm16 /* rkw_28 = bcast32() */
-	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
-	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
-	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm16, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
-	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm20 /* rkw_29 = bcast32() */
-	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
-	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
-	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm20, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_30 = bcast32() */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
-	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm24, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm24, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g6s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
-	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
-	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_6_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_6_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
-	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
-	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
-	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
-	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
-	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
-	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
-	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
-	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
-	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
-	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
-	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
-	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vpxord %zmm3, %zmm22, %zmm21 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm21, %zmm2, %zmm2 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm7, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
+	vpxord %zmm9, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm21, %zmm8, %zmm8 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm11, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm13, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm21, %zmm12, %zmm12 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_15 = bcast32() */
+	vmovdqa64 %zmm14, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_6_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
-	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm4, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpunpckldq %zmm0, %zmm2, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm1, %zmm3, %zmm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm2, %zmm21, %zmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm3 /* msg = load() */
+	vpxord %zmm3, %zmm1, %zmm1 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm2, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm21, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm6 /* msg_4 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm3 /* msg_5 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm2, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm2 /* msg_6 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm6 /* msg_8 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm5, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm5, %zmm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm5 /* msg_9 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm3 /* msg_9 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm2, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm2 /* msg_10 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm6 /* msg_12 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm5, 768(%rdx) /* store ct_12 */
+	vpunpckldq %zmm4, %zmm6, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm4, %zmm6, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm15, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm15, %zmm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm5 /* msg_13 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm2, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm6 /* msg_16 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm5, 1024(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm5 /* msg_17 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
-	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
-	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
-	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
-	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm5, 1280(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm5 /* msg_21 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
-	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
-	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
-	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
-	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
-	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
-	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
-	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
-	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
-	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_6_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
-	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
-	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xor)
@@ -3338,15 +1710,11 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xor)
  *   %rdx: out
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-25: vectors, as allocated (26 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 	vbroadcasti32x4 (%rsi), %zmm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
@@ -3355,7 +1723,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
 	vpandd .Lsm4_wordslice_avx512_gfni_7_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
-	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
@@ -3515,915 +1883,364 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vpternlogd $0xd8, %zmm22, %zmm3, %zmm23 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
 	vpord %zmm21, %zmm23, %zmm21 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_15(%rip), %zmm2, %zmm22 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm22, %zmm1, %zmm22 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm22, %zmm23 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm23, %zmm6, %zmm23 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa64 %zmm0, %zmm24 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm23, %zmm3, %zmm24 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm22, %zmm24, %zmm22 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vmovdqa64 %zmm9, %zmm23 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm23 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
-	vmovdqa64 %zmm11, %zmm24 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm24 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm9, %zmm19 /* unpacklo32_index */
-	vpermi2b %zmm22, %zmm20, %zmm19 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm11, %zmm21 /* unpackhi32_index */
-	vpermi2b %zmm22, %zmm20, %zmm21 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm19, %zmm23, %zmm20 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm19, %zmm23, %zmm19 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm21, %zmm24, %zmm22 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm21, %zmm24, %zmm21 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_16(%rip), %zmm2, %zmm23 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %zmm23, %zmm1, %zmm23 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm23, %zmm24 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %zmm24, %zmm6, %zmm24 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa64 %zmm0, %zmm25 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm24, %zmm3, %zmm25 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm23, %zmm23 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpord %zmm23, %zmm25, %zmm23 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_17(%rip), %zmm2, %zmm24 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %zmm24, %zmm1, %zmm24 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm24, %zmm25 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %zmm25, %zmm6, %zmm25 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa64 %zmm0, %zmm26 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm25, %zmm3, %zmm26 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm24, %zmm24 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpord %zmm24, %zmm26, %zmm24 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_18(%rip), %zmm2, %zmm25 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %zmm25, %zmm1, %zmm25 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm25, %zmm26 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %zmm26, %zmm6, %zmm26 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa64 %zmm0, %zmm27 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm26, %zmm3, %zmm27 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm25, %zmm25 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpord %zmm25, %zmm27, %zmm25 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_19(%rip), %zmm2, %zmm26 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %zmm26, %zmm1, %zmm26 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm26, %zmm27 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %zmm27, %zmm6, %zmm27 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa64 %zmm0, %zmm28 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm27, %zmm3, %zmm28 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm26, %zmm26 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpord %zmm26, %zmm28, %zmm26 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa64 %zmm9, %zmm27 /* unpacklo32_index */
-	vpermi2b %zmm25, %zmm23, %zmm27 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm11, %zmm28 /* unpackhi32_index */
-	vpermi2b %zmm25, %zmm23, %zmm28 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm9, %zmm23 /* unpacklo32_index */
-	vpermi2b %zmm26, %zmm24, %zmm23 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm11, %zmm25 /* unpackhi32_index */
-	vpermi2b %zmm26, %zmm24, %zmm25 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm23, %zmm27, %zmm24 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm23, %zmm27, %zmm23 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm25, %zmm28, %zmm26 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm25, %zmm28, %zmm25 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_20(%rip), %zmm2, %zmm27 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %zmm27, %zmm1, %zmm27 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm27, %zmm28 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %zmm28, %zmm6, %zmm28 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa64 %zmm0, %zmm29 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm28, %zmm3, %zmm29 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm27, %zmm27 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpord %zmm27, %zmm29, %zmm27 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_21(%rip), %zmm2, %zmm28 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %zmm28, %zmm1, %zmm28 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm28, %zmm29 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %zmm29, %zmm6, %zmm29 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm29, %zmm3, %zmm30 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm28, %zmm28 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpord %zmm28, %zmm30, %zmm28 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_22(%rip), %zmm2, %zmm29 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %zmm29, %zmm1, %zmm29 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %zmm30, %zmm6, %zmm30 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm3, %zmm31 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpord %zmm29, %zmm31, %zmm29 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_23(%rip), %zmm2, %zmm30 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa64 %zmm4, 0(%rsp) /* spill g0x1.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpord %zmm30, %zmm4, %zmm4 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa64 %zmm9, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm29, %zmm27, %zmm30 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm11, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm29, %zmm27, %zmm31 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm9, %zmm27 /* unpacklo32_index */
-	vpermi2b %zmm4, %zmm28, %zmm27 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm11, %zmm29 /* unpackhi32_index */
-	vpermi2b %zmm4, %zmm28, %zmm29 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm27, %zmm30, %zmm4 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm27, %zmm30, %zmm27 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm29, %zmm31, %zmm28 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm29, %zmm31, %zmm29 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_24(%rip), %zmm2, %zmm30 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g5x0.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpord %zmm30, %zmm4, %zmm4 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_25(%rip), %zmm2, %zmm30 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa64 %zmm5, 128(%rsp) /* spill g0x0.1 */
-	vmovdqa64 %zmm0, %zmm5 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm5 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpord %zmm30, %zmm5, %zmm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_26(%rip), %zmm2, %zmm30 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa64 %zmm7, 192(%rsp) /* spill g0x3.1 */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm7 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpord %zmm30, %zmm7, %zmm7 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_27(%rip), %zmm2, %zmm30 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill g0x2.1 */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm8 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpord %zmm30, %zmm8, %zmm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa64 %zmm9, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm7, %zmm4, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm11, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm7, %zmm4, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm9, %zmm4 /* unpacklo32_index */
-	vpermi2b %zmm8, %zmm5, %zmm4 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm11, %zmm7 /* unpackhi32_index */
-	vpermi2b %zmm8, %zmm5, %zmm7 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm4, %zmm30, %zmm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm7, %zmm31, %zmm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm7, %zmm31, %zmm7 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_28(%rip), %zmm2, %zmm30 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm11 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpord %zmm30, %zmm11, %zmm11 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_29(%rip), %zmm2, %zmm30 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm9 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpord %zmm30, %zmm9, %zmm9 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_30(%rip), %zmm2, %zmm30 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %zmm31, %zmm6, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa64 %zmm4, 320(%rsp) /* spill g6x1.1 */
-	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpord %zmm30, %zmm4, %zmm4 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_31(%rip), %zmm2, %zmm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpord %zmm1, %zmm0, %zmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm1, %zmm2 /* unpacklo32_index */
-	vpermi2b %zmm4, %zmm11, %zmm2 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_unpackhi32_index(%rip), %zmm3 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm3, %zmm6 /* unpackhi32_index */
-	vpermi2b %zmm4, %zmm11, %zmm6 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm0, %zmm9, %zmm1 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm0, %zmm9, %zmm3 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm1, %zmm2, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm3, %zmm6, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm3, %zmm6, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa64 128(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 64(%rsp), %zmm6 /* reload g5x0.2 */
-	vmovdqa64 0(%rsp), %zmm9 /* reload g0x1.2 */
-	vmovdqa64 320(%rsp), %zmm11 /* reload g6x1.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload g0x2.2 */
-	vmovdqa64 192(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm0, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g7x3.2 */
+	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_15(%rip), %zmm2, %zmm2 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm1, %zmm0, %zmm0 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vmovdqa64 %zmm9, %zmm1 /* unpacklo32_index */
+	vpermi2b %zmm21, %zmm19, %zmm1 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
+	vmovdqa64 %zmm11, %zmm2 /* unpackhi32_index */
+	vpermi2b %zmm21, %zmm19, %zmm2 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
+	vpermi2b %zmm0, %zmm20, %zmm9 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vpermi2b %zmm0, %zmm20, %zmm11 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm9, %zmm1, %zmm0 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm9, %zmm1, %zmm1 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm11, %zmm2, %zmm3 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm11, %zmm2, %zmm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm6 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm9 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm11 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_7_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm9, %zmm3 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm9, 320(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm0, %zmm9 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 0(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 64(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm0, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm30, %zmm9, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm9, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm10, %zmm4 /* g1x1.2 */
-	vpternlogd $0x96, %zmm3, %zmm14, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm13, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm3, %zmm9 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm30, %zmm9, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm3, %zmm12, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm15, %zmm9 /* g2x1.2 */
-	vpternlogd $0x96, %zmm4, %zmm18, %zmm9 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm17, %zmm9, %zmm4 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm4, %zmm12 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm4, %zmm31 /* g2s */
-	vpternlogd $0x96, %zmm30, %zmm12, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm31, %zmm12 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm12, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm4, %zmm16, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r8), %zmm9 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm19, %zmm12 /* g3x1.2 */
-	vpternlogd $0x96, %zmm9, %zmm22, %zmm12 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm21, %zmm12, %zmm9 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm9, %zmm12 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm9, %zmm16 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm9, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm9, %zmm31 /* g3s */
-	vpternlogd $0x96, %zmm30, %zmm16, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm31, %zmm16 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm16, %zmm12, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm9, %zmm20, %zmm9 /* g3x = xor(g3x0, g3l) */
-	vpbroadcastd (%rdi,%r8), %zmm12 /* rkw_4 = bcast32() */
-	vmovdqa64 %zmm23, %zmm16 /* g4x1.2 */
-	vpternlogd $0x96, %zmm12, %zmm26, %zmm16 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
-	vpxord %zmm25, %zmm16, %zmm12 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm12, %zmm12 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm12, %zmm12 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm12, %zmm16 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm12, %zmm20 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm12, %zmm30 /* g4lr16 = lookup16(g4s, rotl16) */
-	vmovdqa64 %zmm12, %zmm31 /* g4s */
-	vpternlogd $0x96, %zmm30, %zmm20, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
-	vprold $2, %zmm31, %zmm20 /* g4lr2 = rotl_native(g4lg) */
-	vpternlogd $0x96, %zmm20, %zmm16, %zmm12 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
-	vpxord %zmm12, %zmm24, %zmm12 /* g4x = xor(g4x0, g4l) */
-	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm27, %zmm20 /* g5x1.2 */
-	vpternlogd $0x96, %zmm16, %zmm28, %zmm20 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
-	vpxord %zmm29, %zmm20, %zmm16 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm24 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm30 /* g5lr16 = lookup16(g5s, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g5s */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
-	vprold $2, %zmm31, %zmm24 /* g5lr2 = rotl_native(g5lg) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm16, %zmm6, %zmm6 /* g5x = xor(g5x0, g5l) */
-	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm11, %zmm20 /* g6x1.2 */
-	vpternlogd $0x96, %zmm16, %zmm8, %zmm20 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
-	vpxord %zmm7, %zmm20, %zmm16 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm24 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm24 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm16, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
-	vpbroadcastd (%rdi,%r8), %zmm16 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm1, %zmm20 /* g7x1.2 */
-	vpternlogd $0x96, %zmm16, %zmm2, %zmm20 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
-	vpxord 256(%rsp), %zmm20, %zmm16 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm16, %zmm16 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm16, %zmm16 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm16, %zmm20 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm16, %zmm24 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm16, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm24 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm16 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 192(%rsp), %zmm16, %zmm16 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw = bcast32() */
+	vmovdqa64 %zmm4, %zmm22 /* g0x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm7, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm21, %zmm5, %zmm5 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm10, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm13, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm21, %zmm12, %zmm12 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm18, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm17, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm21, %zmm16, %zmm16 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm2, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm0, %zmm0 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_8 = bcast32() */
-	vmovdqa64 0(%rsp), %zmm24 /* reload g0x2.2 */
-	vmovdqa64 64(%rsp), %zmm30 /* reload g0x3.2 */
-	vmovdqa64 %zmm24, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
-	vpxord %zmm0, %zmm31, %zmm20 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm20, %zmm0 /* g0s_1 */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm20 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 320(%rsp), %zmm20, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm14, %zmm24 /* g1x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm13, %zmm24 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
-	vpxord %zmm3, %zmm24, %zmm20 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm24 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm14, 320(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm20, %zmm14 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm14, %zmm14 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm14, %zmm24, %zmm20 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm20, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm18, %zmm20 /* g2x2.2 */
-	vpternlogd $0x96, %zmm14, %zmm17, %zmm20 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
-	vpxord %zmm4, %zmm20, %zmm14 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm14, %zmm14 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm14, %zmm14 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm14, %zmm20 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm14, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm14, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm14, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm14 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm14, %zmm15, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm15 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm22, %zmm20 /* g3x2.2 */
-	vpternlogd $0x96, %zmm15, %zmm21, %zmm20 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
-	vpxord %zmm9, %zmm20, %zmm15 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm15, %zmm15 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm15, %zmm15 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm15, %zmm20 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm15, %zmm24 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm15, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm15 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm15, %zmm19, %zmm15 /* g3x_1 = xor(g3x1, g3l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm19 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm26, %zmm20 /* g4x2.2 */
-	vpternlogd $0x96, %zmm19, %zmm25, %zmm20 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
-	vpxord %zmm12, %zmm20, %zmm19 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm19, %zmm19 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm19, %zmm19 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm19, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm19, %zmm24 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm19, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm20, %zmm19 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm19, %zmm23, %zmm19 /* g4x_1 = xor(g4x1, g4l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm20 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm28, %zmm23 /* g5x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm29, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
-	vpxord %zmm6, %zmm23, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm20, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm23, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm20, %zmm27, %zmm20 /* g5x_1 = xor(g5x1, g5l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm8, %zmm24 /* g6x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm24 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
-	vpxord %zmm5, %zmm24, %zmm23 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm24 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm23 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm23, %zmm11, %zmm11 /* g6x_1 = xor(g6x1, g6l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm24 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm24, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
-	vpxord %zmm16, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm24 /* g7s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm24, %zmm24 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm8, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm5, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm14, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm12, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm21, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm18, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm16, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm0, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm1, %zmm1 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm24 /* reload g0x3.2 */
-	vmovdqa64 128(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm24, %zmm30 /* g0x3.2 */
-	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
-	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm23, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm27, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 0(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_17 = bcast32() */
-	vmovdqa64 %zmm13, %zmm27 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
-	vpxord %zmm10, %zmm27, %zmm24 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm13, 0(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm24, %zmm13 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm13 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm13, %zmm13 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm13, %zmm27, %zmm24 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 320(%rsp), %zmm24, %zmm13 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_18 = bcast32() */
-	vmovdqa64 %zmm17, %zmm27 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
-	vpxord %zmm14, %zmm27, %zmm24 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm17, 320(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm24, %zmm17 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm17 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm17, %zmm17 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm17, %zmm27, %zmm24 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm24, %zmm18, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm18 /* rkw_19 = bcast32() */
-	vmovdqa64 %zmm21, %zmm24 /* g3x3.2 */
-	vpternlogd $0x96, %zmm18, %zmm9, %zmm24 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
-	vpxord %zmm15, %zmm24, %zmm18 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm18, %zmm18 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm18, %zmm18 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm18, %zmm24 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm18, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm18, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm18, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm18 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm18, %zmm22, %zmm18 /* g3x_2 = xor(g3x2, g3l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm22 /* rkw_20 = bcast32() */
-	vmovdqa64 %zmm25, %zmm24 /* g4x3.2 */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm24 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
-	vpxord %zmm19, %zmm24, %zmm22 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm22, %zmm24 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm22, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm22, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm22 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm22, %zmm26, %zmm22 /* g4x_2 = xor(g4x2, g4l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm24 /* rkw_21 = bcast32() */
-	vmovdqa64 %zmm29, %zmm26 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm6, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
-	vpxord %zmm20, %zmm26, %zmm24 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm24, %zmm24 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm24, %zmm24 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm24, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm24, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm24, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm24 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm24, %zmm28, %zmm24 /* g5x_2 = xor(g5x2, g5l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_22 = bcast32() */
-	vmovdqa64 %zmm7, %zmm27 /* g6x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm5, %zmm27 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
-	vpxord %zmm11, %zmm27, %zmm26 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm26, %zmm28 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm26, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm28 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm26, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm27 /* reload g7x3.2 */
-	vmovdqa64 %zmm27, %zmm28 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm16, %zmm28 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
-	vpxord %zmm1, %zmm28, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm28 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_8 = bcast32() */
+	vmovdqa64 %zmm7, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm21, %zmm8, %zmm8 /* g0x_2 = xor(g0x2, g0l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm13, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vpxord %zmm10, %zmm22, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm17, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm21, %zmm18, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vpxord %zmm1, %zmm22, %zmm21 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm3, %zmm3 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
-	vmovdqa64 128(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm28 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm28 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
-	vpxord %zmm23, %zmm28, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm26, %zmm28 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 64(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
-	vmovdqa64 %zmm3, %zmm28 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm28 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
-	vpxord %zmm13, %zmm28, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 64(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm28, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 0(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
-	vmovdqa64 %zmm4, %zmm28 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm14, %zmm28 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
-	vpxord %zmm17, %zmm28, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 0(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm28, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 320(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
-	vmovdqa64 %zmm9, %zmm28 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm28 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
-	vpxord %zmm18, %zmm28, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm9, 320(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm9, %zmm28, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm27, %zmm21, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_28 = bcast32() */
-	vmovdqa64 %zmm12, %zmm27 /* g4x0.3 */
-	vpternlogd $0x96, %zmm21, %zmm19, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
-	vpxord %zmm22, %zmm27, %zmm21 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm21, %zmm21 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm21, %zmm21 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm21, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm21, %zmm28 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm21, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vmovdqa64 %zmm21, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm28 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm21 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
-	vpxord %zmm21, %zmm25, %zmm21 /* g4x_3 = xor(g4x3, g4l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm25 /* rkw_29 = bcast32() */
-	vmovdqa64 %zmm6, %zmm27 /* g5x0.3 */
-	vpternlogd $0x96, %zmm25, %zmm20, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
-	vpxord %zmm24, %zmm27, %zmm25 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm25, %zmm25 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm25, %zmm25 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm25, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm25, %zmm28 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm25, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm28 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm25 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm25, %zmm29, %zmm25 /* g5x_3 = xor(g5x3, g5l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_30 = bcast32() */
-	vmovdqa64 %zmm5, %zmm28 /* g6x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm11, %zmm28 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
-	vpxord %zmm8, %zmm28, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g6s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm27, %zmm7, %zmm7 /* g6x_3 = xor(g6x3, g6l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
-	vmovdqa64 %zmm16, %zmm28 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
-	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 256(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm16, 192(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm27, 256(%rsp) /* spill g7x3.2 */
-	vmovdqa64 0(%rsp), %zmm16 /* reload g2x0.3 */
-	vmovdqa64 %zmm20, %zmm27 /* g5x1.3 */
-	vmovdqa64 320(%rsp), %zmm20 /* reload g3x0.3 */
-	vmovdqa64 %zmm24, %zmm28 /* g5x2.3 */
-	vmovdqa64 %zmm12, %zmm24 /* g4x0.3 */
-	vmovdqa64 64(%rsp), %zmm12 /* reload g1x0.3 */
-	vmovdqa64 %zmm25, %zmm29 /* g5x3.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g4x3.3 */
-	vmovdqa64 %zmm9, %zmm21 /* g3x3.3 */
-	vmovdqa64 %zmm0, %zmm9 /* g0x1.3 */
-	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm19, %zmm23 /* g4x1.3 */
-	vmovdqa64 %zmm15, %zmm19 /* g3x1.3 */
-	vmovdqa64 %zmm14, %zmm15 /* g2x1.3 */
-	vmovdqa64 %zmm13, %zmm14 /* g1x2.3 */
-	vmovdqa64 %zmm3, %zmm13 /* g1x3.3 */
-	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g4x2.3 */
-	vmovdqa64 %zmm18, %zmm22 /* g3x2.3 */
-	vmovdqa64 %zmm17, %zmm18 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm17 /* g2x3.3 */
-	vmovdqa64 128(%rsp), %zmm4 /* reload g0x0.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm5, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vpxord %zmm8, %zmm22, %zmm21 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm21, %zmm7, %zmm7 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm12, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm21, %zmm13, %zmm13 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm16, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm18, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm21, %zmm17, %zmm17 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_15 = bcast32() */
+	vmovdqa64 %zmm0, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
+	vpxord %zmm3, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm2, %zmm2 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm9, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm9, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm9 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm9, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm9, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm3, %zmm9 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
-	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm4, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
-	vpunpckldq %zmm10, %zmm13, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm10, %zmm13, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm12, %zmm14, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm12, %zmm14, %zmm9 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vpunpckldq %zmm4, %zmm7, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm4, %zmm7, %zmm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm5, %zmm8, %zmm7 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm7, %zmm21, %zmm8 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm7, %zmm21, %zmm7 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm5, %zmm4, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm5, %zmm4, %zmm4 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm8, %zmm5 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm8 /* msg = load() */
+	vpxord %zmm8, %zmm5, %zmm5 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm5, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm7 /* msg_1 = load() */
+	vpxord %zmm7, %zmm5, %zmm5 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm5, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm21, %zmm5 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm7 /* msg_2 = load() */
+	vpxord %zmm7, %zmm5, %zmm5 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm10, %zmm13, %zmm4 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm10, %zmm13, %zmm5 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm12, %zmm14, %zmm7 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm12, %zmm14, %zmm8 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm7, %zmm4, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm8 /* outbe_4 = lookup16(tro1_4, bswap32) */
 	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
-	vpunpckldq %zmm15, %zmm17, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm15, %zmm17, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm16, %zmm18, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm16, %zmm18, %zmm9 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vpxord %zmm10, %zmm8, %zmm8 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm8, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu64 320(%rcx), %zmm8 /* msg_5 = load() */
+	vpxord %zmm8, %zmm4, %zmm4 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm4 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm7 /* msg_6 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm4, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm5, %zmm4 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm5 /* msg_7 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm4, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm16, %zmm18, %zmm7 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm16, %zmm18, %zmm8 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm7, %zmm4, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm8 /* outbe_8 = lookup16(tro1_8, bswap32) */
 	vmovdqu64 512(%rcx), %zmm10 /* msg_8 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm9, 512(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm9 /* msg_9 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm19, %zmm21, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm19, %zmm21, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm20, %zmm22, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm20, %zmm22, %zmm9 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm10 /* msg_12 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm9, 768(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm9 /* msg_13 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpxord %zmm10, %zmm8, %zmm8 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm8, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu64 576(%rcx), %zmm8 /* msg_9 = load() */
+	vpxord %zmm8, %zmm4, %zmm4 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm4, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm4 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm7 /* msg_10 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm4, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm5, %zmm4 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm5 /* msg_11 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm4, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm1, %zmm2, %zmm4 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm0, %zmm3, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm0, %zmm3, %zmm0 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm4, %zmm3 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm4, %zmm2 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm0, %zmm1, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm0, %zmm1, %zmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm1 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm3 /* msg_12 = load() */
+	vpxord %zmm3, %zmm1, %zmm1 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm2, %zmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu64 832(%rcx), %zmm2 /* msg_13 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu64 %zmm1, 896(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	vpunpckldq %zmm23, %zmm25, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm23, %zmm25, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm24, %zmm26, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm24, %zmm26, %zmm9 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm9 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm10 /* msg_16 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm9, 1024(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm9 /* msg_17 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
-	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
-	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
-	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
-	vpunpckldq %zmm27, %zmm29, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm27, %zmm29, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm6, %zmm28, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm6, %zmm28, %zmm6 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm9 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm6, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm9, %zmm6 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm9 /* msg_20 = load() */
-	vpxord %zmm9, %zmm6, %zmm6 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm6, 1280(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm6 /* msg_21 = load() */
-	vpxord %zmm6, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
-	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
-	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
-	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
-	vpunpckldq %zmm11, %zmm7, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm11, %zmm7, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm5, %zmm8, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
-	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
-	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
-	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 256(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 192(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 192(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
-	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
-	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
-	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
-	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
@@ -4434,17 +2251,13 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_ctr)
  *   %rdx: out
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 384 bytes (6 spill slots of 64 bytes)
+ *   zmm0-25: vectors, as allocated (26 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xts)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $384, %rsp
 
-	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* raw = load() */
 	vmovdqu64 (%rcx), %zmm1 /* tweak = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* row = xor(raw, tweak) */
@@ -4535,823 +2348,353 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xts)
 	vpermi2b %zmm16, %zmm14, %zmm18 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
 	vmovdqa64 %zmm6, %zmm19 /* unpackhi32_index */
 	vpermi2b %zmm16, %zmm14, %zmm19 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm4, %zmm14 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm15, %zmm14 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm6, %zmm16 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm15, %zmm16 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm14, %zmm18, %zmm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm14, %zmm18, %zmm14 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm16, %zmm19, %zmm17 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm16, %zmm19, %zmm16 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqu64 1024(%rsi), %zmm18 /* raw_16 = load() */
-	vmovdqu64 1024(%rcx), %zmm19 /* tweak_16 = load() */
-	vpxord %zmm19, %zmm18, %zmm18 /* row_16 = xor(raw_16, tweak_16) */
-	vmovdqu64 1088(%rsi), %zmm19 /* raw_17 = load() */
-	vmovdqu64 1088(%rcx), %zmm20 /* tweak_17 = load() */
-	vpxord %zmm20, %zmm19, %zmm19 /* row_17 = xor(raw_17, tweak_17) */
-	vmovdqu64 1152(%rsi), %zmm20 /* raw_18 = load() */
-	vmovdqu64 1152(%rcx), %zmm21 /* tweak_18 = load() */
-	vpxord %zmm21, %zmm20, %zmm20 /* row_18 = xor(raw_18, tweak_18) */
-	vmovdqu64 1216(%rsi), %zmm21 /* raw_19 = load() */
-	vmovdqu64 1216(%rcx), %zmm22 /* tweak_19 = load() */
-	vpxord %zmm22, %zmm21, %zmm21 /* row_19 = xor(raw_19, tweak_19) */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm20, %zmm18, %zmm22 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm6, %zmm23 /* unpackhi32_index */
-	vpermi2b %zmm20, %zmm18, %zmm23 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm4, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm18 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm6, %zmm20 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm20 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm18, %zmm22, %zmm19 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm18, %zmm22, %zmm18 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm20, %zmm23, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm20, %zmm23, %zmm20 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vmovdqu64 1280(%rsi), %zmm22 /* raw_20 = load() */
-	vmovdqu64 1280(%rcx), %zmm23 /* tweak_20 = load() */
-	vpxord %zmm23, %zmm22, %zmm22 /* row_20 = xor(raw_20, tweak_20) */
-	vmovdqu64 1344(%rsi), %zmm23 /* raw_21 = load() */
-	vmovdqu64 1344(%rcx), %zmm24 /* tweak_21 = load() */
-	vpxord %zmm24, %zmm23, %zmm23 /* row_21 = xor(raw_21, tweak_21) */
-	vmovdqu64 1408(%rsi), %zmm24 /* raw_22 = load() */
-	vmovdqu64 1408(%rcx), %zmm25 /* tweak_22 = load() */
-	vpxord %zmm25, %zmm24, %zmm24 /* row_22 = xor(raw_22, tweak_22) */
-	vmovdqu64 1472(%rsi), %zmm25 /* raw_23 = load() */
-	vmovdqu64 1472(%rcx), %zmm26 /* tweak_23 = load() */
-	vpxord %zmm26, %zmm25, %zmm25 /* row_23 = xor(raw_23, tweak_23) */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm24, %zmm22, %zmm26 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm6, %zmm27 /* unpackhi32_index */
-	vpermi2b %zmm24, %zmm22, %zmm27 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm4, %zmm22 /* unpacklo32_index */
-	vpermi2b %zmm25, %zmm23, %zmm22 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm6, %zmm24 /* unpackhi32_index */
-	vpermi2b %zmm25, %zmm23, %zmm24 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm22, %zmm26, %zmm23 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm22, %zmm26, %zmm22 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm24, %zmm27, %zmm25 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm24, %zmm27, %zmm24 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vmovdqu64 1536(%rsi), %zmm26 /* raw_24 = load() */
-	vmovdqu64 1536(%rcx), %zmm27 /* tweak_24 = load() */
-	vpxord %zmm27, %zmm26, %zmm26 /* row_24 = xor(raw_24, tweak_24) */
-	vmovdqu64 1600(%rsi), %zmm27 /* raw_25 = load() */
-	vmovdqu64 1600(%rcx), %zmm28 /* tweak_25 = load() */
-	vpxord %zmm28, %zmm27, %zmm27 /* row_25 = xor(raw_25, tweak_25) */
-	vmovdqu64 1664(%rsi), %zmm28 /* raw_26 = load() */
-	vmovdqu64 1664(%rcx), %zmm29 /* tweak_26 = load() */
-	vpxord %zmm29, %zmm28, %zmm28 /* row_26 = xor(raw_26, tweak_26) */
-	vmovdqu64 1728(%rsi), %zmm29 /* raw_27 = load() */
-	vmovdqu64 1728(%rcx), %zmm30 /* tweak_27 = load() */
-	vpxord %zmm30, %zmm29, %zmm29 /* row_27 = xor(raw_27, tweak_27) */
-	vmovdqa64 %zmm4, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm28, %zmm26, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm6, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm28, %zmm26, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm4, %zmm26 /* unpacklo32_index */
-	vpermi2b %zmm29, %zmm27, %zmm26 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm6, %zmm28 /* unpackhi32_index */
-	vpermi2b %zmm29, %zmm27, %zmm28 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm26, %zmm30, %zmm27 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm26, %zmm30, %zmm26 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vmovdqu64 1792(%rsi), %zmm30 /* raw_28 = load() */
-	vmovdqu64 1792(%rcx), %zmm31 /* tweak_28 = load() */
-	vpxord %zmm31, %zmm30, %zmm30 /* row_28 = xor(raw_28, tweak_28) */
-	vmovdqu64 1856(%rsi), %zmm31 /* raw_29 = load() */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill g0x1.1 */
-	vmovdqu64 1856(%rcx), %zmm0 /* tweak_29 = load() */
-	vpxord %zmm0, %zmm31, %zmm0 /* row_29 = xor(raw_29, tweak_29) */
-	vmovdqu64 1920(%rsi), %zmm31 /* raw_30 = load() */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill g0x0.1 */
-	vmovdqu64 1920(%rcx), %zmm1 /* tweak_30 = load() */
-	vpxord %zmm1, %zmm31, %zmm1 /* row_30 = xor(raw_30, tweak_30) */
-	vmovdqu64 1984(%rsi), %zmm31 /* raw_31 = load() */
-	vmovdqa64 %zmm2, 128(%rsp) /* spill g0x3.1 */
-	vmovdqu64 1984(%rcx), %zmm2 /* tweak_31 = load() */
-	vpxord %zmm2, %zmm31, %zmm2 /* row_31 = xor(raw_31, tweak_31) */
-	vmovdqa64 %zmm4, %zmm31 /* unpacklo32_index */
-	vpermi2b %zmm1, %zmm30, %zmm31 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g0x2.1 */
-	vmovdqa64 %zmm6, %zmm3 /* unpackhi32_index */
-	vpermi2b %zmm1, %zmm30, %zmm3 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm2, %zmm0, %zmm4 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm2, %zmm0, %zmm6 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm4, %zmm31, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm4, %zmm31, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm6, %zmm3, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa64 64(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 0(%rsp), %zmm6 /* reload g0x1.2 */
-	vmovdqa64 192(%rsp), %zmm30 /* reload g0x2.2 */
-	vmovdqa64 128(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g7x3.2 */
+	vpermi2b %zmm17, %zmm15, %zmm4 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vpermi2b %zmm17, %zmm15, %zmm6 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm4, %zmm18, %zmm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_8_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm6, %zmm3 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm30, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm0, %zmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm30, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm0, %zmm30 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 256(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm0, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm6 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm6, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r8), %zmm3 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm5, %zmm4 /* g1x1.2 */
-	vpternlogd $0x96, %zmm3, %zmm9, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm8, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm3, %zmm6 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm3, %zmm30 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm30, %zmm6, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm6 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm3, %zmm7, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%r8), %zmm4 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm10, %zmm6 /* g2x1.2 */
-	vpternlogd $0x96, %zmm4, %zmm13, %zmm6 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm12, %zmm6, %zmm4 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm4, %zmm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm4, %zmm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm4, %zmm30 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm4, %zmm31 /* g2s */
-	vpternlogd $0x96, %zmm30, %zmm7, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm31, %zmm7 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm7, %zmm6, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm4, %zmm11, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r8), %zmm6 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm14, %zmm7 /* g3x1.2 */
-	vpternlogd $0x96, %zmm6, %zmm17, %zmm7 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm16, %zmm7, %zmm6 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm6, %zmm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm6, %zmm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm6, %zmm7 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm6, %zmm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm6, %zmm30 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm6, %zmm31 /* g3s */
-	vpternlogd $0x96, %zmm30, %zmm11, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm31, %zmm11 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm6 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm6, %zmm15, %zmm6 /* g3x = xor(g3x0, g3l) */
-	vpbroadcastd (%rdi,%r8), %zmm7 /* rkw_4 = bcast32() */
-	vmovdqa64 %zmm18, %zmm11 /* g4x1.2 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm11 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
-	vpxord %zmm20, %zmm11, %zmm7 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm7, %zmm7 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm7, %zmm7 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm7, %zmm11 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm7, %zmm15 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm7, %zmm30 /* g4lr16 = lookup16(g4s, rotl16) */
-	vmovdqa64 %zmm7, %zmm31 /* g4s */
-	vpternlogd $0x96, %zmm30, %zmm15, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
-	vprold $2, %zmm31, %zmm15 /* g4lr2 = rotl_native(g4lg) */
-	vpternlogd $0x96, %zmm15, %zmm11, %zmm7 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
-	vpxord %zmm7, %zmm19, %zmm7 /* g4x = xor(g4x0, g4l) */
-	vpbroadcastd (%rdi,%r8), %zmm11 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm22, %zmm15 /* g5x1.2 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm15 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
-	vpxord %zmm24, %zmm15, %zmm11 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm11, %zmm11 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm11, %zmm11 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm11, %zmm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm11, %zmm19 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm11, %zmm30 /* g5lr16 = lookup16(g5s, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g5s */
-	vpternlogd $0x96, %zmm30, %zmm19, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
-	vprold $2, %zmm31, %zmm19 /* g5lr2 = rotl_native(g5lg) */
-	vpternlogd $0x96, %zmm19, %zmm15, %zmm11 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm11, %zmm23, %zmm11 /* g5x = xor(g5x0, g5l) */
-	vpbroadcastd (%rdi,%r8), %zmm15 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm26, %zmm19 /* g6x1.2 */
-	vpternlogd $0x96, %zmm15, %zmm29, %zmm19 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
-	vpxord %zmm28, %zmm19, %zmm15 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm15, %zmm15 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm15, %zmm15 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm15, %zmm19 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm15, %zmm23 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm15, %zmm30 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm30, %zmm23, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm23 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm23, %zmm19, %zmm15 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm15, %zmm27, %zmm15 /* g6x = xor(g6x0, g6l) */
-	vpbroadcastd (%rdi,%r8), %zmm19 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm1, %zmm23 /* g7x1.2 */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm23 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
-	vpxord 192(%rsp), %zmm23, %zmm19 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm19, %zmm19 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm19, %zmm19 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm19, %zmm23 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm19, %zmm27 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm19, %zmm30 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm27 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm19 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 128(%rsp), %zmm19, %zmm19 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw = bcast32() */
+	vmovdqa64 %zmm0, %zmm22 /* g0x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm2, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm21, %zmm1, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm5, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm8, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm21, %zmm7, %zmm7 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm10, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm12, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm21, %zmm11, %zmm11 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm4, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_8 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm27 /* reload g0x2.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload g0x3.2 */
-	vmovdqa64 %zmm27, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
-	vpxord %zmm0, %zmm31, %zmm23 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm27 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm30 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm0, 320(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm23, %zmm0 /* g0s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm23 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 0(%rsp), %zmm23, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm8, %zmm27 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
-	vpxord %zmm3, %zmm27, %zmm23 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm27 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm30 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm9, 0(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm23, %zmm9 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm9, %zmm9 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm23 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm23, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm9 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm13, %zmm23 /* g2x2.2 */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
-	vpxord %zmm4, %zmm23, %zmm9 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm9, %zmm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm9, %zmm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm9, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm9, %zmm27 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm9, %zmm30 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm9, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm9, %zmm10, %zmm9 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm10 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm17, %zmm23 /* g3x2.2 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
-	vpxord %zmm6, %zmm23, %zmm10 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm10, %zmm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm10, %zmm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm10, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm10, %zmm27 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm10, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm10, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm10 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm10, %zmm14, %zmm10 /* g3x_1 = xor(g3x1, g3l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm14 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm21, %zmm23 /* g4x2.2 */
-	vpternlogd $0x96, %zmm14, %zmm20, %zmm23 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
-	vpxord %zmm7, %zmm23, %zmm14 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm14, %zmm14 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm14, %zmm14 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm14, %zmm23 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm14, %zmm27 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm14, %zmm30 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm14, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm14 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm14, %zmm18, %zmm14 /* g4x_1 = xor(g4x1, g4l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm18 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm25, %zmm23 /* g5x2.2 */
-	vpternlogd $0x96, %zmm18, %zmm24, %zmm23 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
-	vpxord %zmm11, %zmm23, %zmm18 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm18, %zmm18 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm18, %zmm18 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm18, %zmm23 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm18, %zmm27 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm18, %zmm30 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm18, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm18 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm18, %zmm22, %zmm18 /* g5x_1 = xor(g5x1, g5l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm22 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm29, %zmm23 /* g6x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm28, %zmm23 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
-	vpxord %zmm15, %zmm23, %zmm22 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm22, %zmm22 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm22, %zmm22 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm22, %zmm23 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm22, %zmm27 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm22, %zmm30 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm22 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm22, %zmm26, %zmm22 /* g6x_1 = xor(g6x1, g6l_1) */
-	vpbroadcastd 4(%rdi,%r8), %zmm23 /* rkw_15 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm26 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm27 /* g7x2.2 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm27 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
-	vpxord %zmm19, %zmm27, %zmm23 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm27 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm23, %zmm26 /* g7s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm26 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm26, %zmm26 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm23 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord %zmm23, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm1, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm21, %zmm0, %zmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm9, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm7, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm21, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm13, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm11, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm21, %zmm10, %zmm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm15, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm23 /* rkw_16 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm26 /* reload g0x3.2 */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm26, %zmm30 /* g0x3.2 */
-	vpternlogd $0x96, %zmm23, %zmm27, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
-	vpxord %zmm0, %zmm30, %zmm23 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm23, %zmm23 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm23, %zmm23 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm23, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm23, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm23, %zmm26 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g0s_2 */
-	vpternlogd $0x96, %zmm26, %zmm31, %zmm27 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm27, %zmm26 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm26, %zmm30, %zmm23 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 64(%rsp), %zmm23, %zmm23 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_17 = bcast32() */
-	vmovdqa64 %zmm8, %zmm27 /* g1x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm27 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
-	vpxord %zmm5, %zmm27, %zmm26 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm8, 64(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm26, %zmm8 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm8 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm8, %zmm8 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm26 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 0(%rsp), %zmm26, %zmm8 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_18 = bcast32() */
-	vmovdqa64 %zmm12, %zmm27 /* g2x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm4, %zmm27 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
-	vpxord %zmm9, %zmm27, %zmm26 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm27 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm12, 0(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm26, %zmm12 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm12 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm12, %zmm12 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm26 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm26, %zmm13, %zmm12 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm13 /* rkw_19 = bcast32() */
-	vmovdqa64 %zmm16, %zmm26 /* g3x3.2 */
-	vpternlogd $0x96, %zmm13, %zmm6, %zmm26 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
-	vpxord %zmm10, %zmm26, %zmm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm13, %zmm13 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm13, %zmm13 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm13, %zmm26 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm13, %zmm27 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm13, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm13 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm13, %zmm17, %zmm13 /* g3x_2 = xor(g3x2, g3l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm17 /* rkw_20 = bcast32() */
-	vmovdqa64 %zmm20, %zmm26 /* g4x3.2 */
-	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
-	vpxord %zmm14, %zmm26, %zmm17 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm17, %zmm26 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm17, %zmm27 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm17, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm17 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm17, %zmm21, %zmm17 /* g4x_2 = xor(g4x2, g4l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_21 = bcast32() */
-	vmovdqa64 %zmm24, %zmm26 /* g5x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm11, %zmm26 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
-	vpxord %zmm18, %zmm26, %zmm21 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm21, %zmm21 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm21, %zmm21 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm21, %zmm26 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm21, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm21, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm21, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm21, %zmm25, %zmm21 /* g5x_2 = xor(g5x2, g5l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm25 /* rkw_22 = bcast32() */
-	vmovdqa64 %zmm28, %zmm26 /* g6x3.2 */
-	vpternlogd $0x96, %zmm25, %zmm15, %zmm26 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
-	vpxord %zmm22, %zmm26, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm25, %zmm26 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm25, %zmm27 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm25, %zmm29, %zmm25 /* g6x_2 = xor(g6x2, g6l_2) */
-	vpbroadcastd 8(%rdi,%r8), %zmm26 /* rkw_23 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm27 /* reload g7x3.2 */
-	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
-	vpternlogd $0x96, %zmm26, %zmm19, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
-	vpxord %zmm1, %zmm29, %zmm26 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g7s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm26, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_8 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm0, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm21, %zmm3, %zmm3 /* g0x_2 = xor(g0x2, g0l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vpxord %zmm5, %zmm22, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm10, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm21, %zmm13, %zmm13 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm6, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm26 /* rkw_24 = bcast32() */
-	vmovdqa64 320(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
-	vpxord %zmm23, %zmm29, %zmm26 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm26, %zmm26 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm26, %zmm26 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm26, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm26, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm26, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm27 /* g0s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm26 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 256(%rsp), %zmm26, %zmm26 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_25 = bcast32() */
-	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm5, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
-	vpxord %zmm8, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_26 = bcast32() */
-	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm9, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
-	vpxord %zmm12, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 0(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_27 = bcast32() */
-	vmovdqa64 %zmm6, %zmm29 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
-	vpxord %zmm13, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm27, %zmm6 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm6 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm6, %zmm6 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm6, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm27, %zmm16, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm16 /* rkw_28 = bcast32() */
-	vmovdqa64 %zmm7, %zmm27 /* g4x0.3 */
-	vpternlogd $0x96, %zmm16, %zmm14, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
-	vpxord %zmm17, %zmm27, %zmm16 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm16, %zmm16 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm16, %zmm16 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm16, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm16, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm16, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm16 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
-	vpxord %zmm16, %zmm20, %zmm16 /* g4x_3 = xor(g4x3, g4l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm20 /* rkw_29 = bcast32() */
-	vmovdqa64 %zmm11, %zmm27 /* g5x0.3 */
-	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
-	vpxord %zmm21, %zmm27, %zmm20 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm20, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm20, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm20, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm20 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm20, %zmm24, %zmm20 /* g5x_3 = xor(g5x3, g5l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm24 /* rkw_30 = bcast32() */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm27 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
-	vpxord %zmm25, %zmm27, %zmm24 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm24, %zmm24 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm24, %zmm24 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm24, %zmm27 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm24, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm24, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g6s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm24 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm24, %zmm28, %zmm24 /* g6x_3 = xor(g6x3, g6l_3) */
-	vpbroadcastd 12(%rdi,%r8), %zmm27 /* rkw_31 = bcast32() */
-	vmovdqa64 %zmm19, %zmm28 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
-	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_8_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_8_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 192(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm19, 128(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm27, 192(%rsp) /* spill g7x3.2 */
-	vmovdqa64 %zmm7, %zmm19 /* g4x0.3 */
-	vmovdqa64 256(%rsp), %zmm7 /* reload g1x0.3 */
-	vmovdqa64 %zmm15, %zmm27 /* g6x0.3 */
-	vmovdqa64 0(%rsp), %zmm15 /* reload g3x0.3 */
-	vmovdqa64 %zmm24, %zmm28 /* g6x3.3 */
-	vmovdqa64 %zmm20, %zmm24 /* g5x3.3 */
-	vmovdqa64 %zmm16, %zmm20 /* g4x3.3 */
-	vmovdqa64 %zmm6, %zmm16 /* g3x3.3 */
-	vmovdqa64 %zmm0, %zmm6 /* g0x1.3 */
-	vmovdqa64 %zmm25, %zmm29 /* g6x2.3 */
-	vmovdqa64 %zmm21, %zmm25 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm21 /* g4x2.3 */
-	vmovdqa64 %zmm13, %zmm17 /* g3x2.3 */
-	vmovdqa64 %zmm12, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g2x3.3 */
-	vmovdqa64 320(%rsp), %zmm4 /* reload g0x0.3 */
-	vmovdqa64 %zmm23, %zmm30 /* g0x2.3 */
-	vmovdqa64 %zmm11, %zmm23 /* g5x0.3 */
-	vmovdqa64 64(%rsp), %zmm11 /* reload g2x0.3 */
-	vmovdqa64 %zmm26, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g6x1.3 */
-	vmovdqa64 %zmm18, %zmm22 /* g5x1.3 */
-	vmovdqa64 %zmm14, %zmm18 /* g4x1.3 */
-	vmovdqa64 %zmm10, %zmm14 /* g3x1.3 */
-	vmovdqa64 %zmm9, %zmm10 /* g2x1.3 */
-	vmovdqa64 %zmm8, %zmm9 /* g1x2.3 */
-	vmovdqa64 %zmm3, %zmm8 /* g1x3.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vpxord %zmm3, %zmm22, %zmm21 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g0s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm21, %zmm2, %zmm2 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm7, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
+	vpxord %zmm9, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g1s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm21, %zmm8, %zmm8 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm11, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm13, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g2s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm21, %zmm12, %zmm12 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_15 = bcast32() */
+	vmovdqa64 %zmm14, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_8_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm6, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm6, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm30, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm4, %zmm30, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm6, %zmm0, %zmm30 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm6, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm3, %zmm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm30, %zmm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm30 /* msg = load() */
-	vpxord %zmm30, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm4, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpunpckldq %zmm0, %zmm2, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm1, %zmm3, %zmm2 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm2, %zmm21, %zmm3 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm3 /* msg = load() */
+	vpxord %zmm3, %zmm1, %zmm1 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm2, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm21, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm6 /* msg_4 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store ct_4 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 320(%rcx), %zmm3 /* msg_5 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm2, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm2 /* msg_6 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm6 /* msg_8 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm5, 512(%rdx) /* store ct_8 */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm5, %zmm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store ct_8 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm5 /* msg_9 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 576(%rcx), %zmm3 /* msg_9 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm2, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm2 /* msg_10 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm14, %zmm16, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm14, %zmm16, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm6 /* msg_12 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm5, 768(%rdx) /* store ct_12 */
+	vpunpckldq %zmm4, %zmm6, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm4, %zmm6, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm15, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm15, %zmm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store ct_12 */
 	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm5 /* msg_13 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm2, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	vpunpckldq %zmm18, %zmm20, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm18, %zmm20, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm19, %zmm21, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm19, %zmm21, %zmm5 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm6 /* msg_16 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm5, 1024(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm5 /* msg_17 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
-	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
-	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
-	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
-	vpunpckldq %zmm22, %zmm24, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm22, %zmm24, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm23, %zmm25, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm23, %zmm25, %zmm5 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm6 /* msg_20 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm5, 1280(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm5 /* msg_21 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
-	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
-	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
-	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
-	vpunpckldq %zmm26, %zmm28, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm26, %zmm28, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm27, %zmm29, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm27, %zmm29, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
-	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
-	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
-	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 192(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 128(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 128(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
-	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
-	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_8_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
-	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
-	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
@@ -5364,19 +2707,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
  *   %r8: table
  *   %r9: hashed
  *   %r10: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 448 bytes (7 spill slots of 64 bytes)
+ *   zmm0-26: vectors, as allocated (27 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $448, %rsp
 	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
-	/* Step 1 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 1 of 4: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%r9), %zmm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_first_block(%rip), %zmm2 /* first_block = const() */
@@ -5436,7 +2775,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi = ternlog(s_hi_1, s_hi_x_1, v) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_1 = ternlog(v_hi, fold_hi, first_block) */
 
-	/* Step 2 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 2 of 4: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 256(%r9), %zmm1 /* x_4 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_4 = lookup16(x_4, reverse16) */
 	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_1 = xor(z_4, y1_1) */
@@ -5495,7 +2834,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_1 = ternlog(s_hi_4, s_hi_x_3, v_1) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_2 = ternlog(v_hi_1, fold_hi_1, first_block) */
 
-	/* Step 3 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 3 of 4: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 512(%r9), %zmm1 /* x_8 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_8 = lookup16(x_8, reverse16) */
 	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_2 = xor(z_8, y1_2) */
@@ -5554,301 +2893,65 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_2 = ternlog(s_hi_7, s_hi_x_5, v_2) */
 	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_3 = ternlog(v_hi_2, fold_hi_2, first_block) */
 
-	/* Step 4 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
+	/* Step 4 of 4: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 768(%r9), %zmm1 /* x_12 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_12 = lookup16(x_12, reverse16) */
 	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_3 = xor(z_12, y1_3) */
 	vmovdqu64 (%r8), %zmm1 /* h_12 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_12 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_24 = clmul(z1_y_3, h_12) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_25 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo_12 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid_24 = clmul(z1_y_3, h_12) */
+	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_25 = clmul(z1_y_3, h_12) */
 	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_12 = clmul(z1_y_3, h_12) */
 	vmovdqu64 832(%r9), %zmm1 /* x_13 = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_13 = lookup16(x_13, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_13 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_13 = clmul(z_13, h_13) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_26 = clmul(z_13, h_13) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_27 = clmul(z_13, h_13) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_13 = clmul(z_13, h_13) */
-	vmovdqu64 896(%r9), %zmm6 /* x_14 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_14 = lookup16(x_14, reverse16) */
-	vmovdqu64 128(%r8), %zmm10 /* h_14 = load() */
-	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_14 = clmul(z_14, h_14) */
-	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_28 = clmul(z_14, h_14) */
-	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_29 = clmul(z_14, h_14) */
-	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_14 = clmul(z_14, h_14) */
-	vmovdqu64 960(%r9), %zmm10 /* x_15 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_15 = lookup16(x_15, reverse16) */
-	vmovdqu64 192(%r8), %zmm14 /* h_15 = load() */
-	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_15 = clmul(z_15, h_15) */
-	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_30 = clmul(z_15, h_15) */
-	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_31 = clmul(z_15, h_15) */
-	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_15 = clmul(z_15, h_15) */
+	vmovdqu64 64(%r8), %zmm5 /* h_13 = load() */
+	vpclmulqdq $0x0, %zmm5, %zmm1, %zmm6 /* lo_13 = clmul(z_13, h_13) */
+	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_26 = clmul(z_13, h_13) */
+	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_27 = clmul(z_13, h_13) */
+	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_13 = clmul(z_13, h_13) */
+	vmovdqu64 896(%r9), %zmm5 /* x_14 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm5, %zmm5 /* z_14 = lookup16(x_14, reverse16) */
+	vmovdqu64 128(%r8), %zmm9 /* h_14 = load() */
+	vpclmulqdq $0x0, %zmm9, %zmm5, %zmm10 /* lo_14 = clmul(z_14, h_14) */
+	vpclmulqdq $0x10, %zmm9, %zmm5, %zmm11 /* mid_28 = clmul(z_14, h_14) */
+	vpclmulqdq $0x1, %zmm9, %zmm5, %zmm12 /* mid_29 = clmul(z_14, h_14) */
+	vpclmulqdq $0x11, %zmm9, %zmm5, %zmm5 /* hi_14 = clmul(z_14, h_14) */
+	vmovdqu64 960(%r9), %zmm9 /* x_15 = load() */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm9, %zmm9 /* z_15 = lookup16(x_15, reverse16) */
+	vmovdqu64 192(%r8), %zmm13 /* h_15 = load() */
+	vpclmulqdq $0x0, %zmm13, %zmm9, %zmm14 /* lo_15 = clmul(z_15, h_15) */
+	vpclmulqdq $0x10, %zmm13, %zmm9, %zmm15 /* mid_30 = clmul(z_15, h_15) */
+	vpclmulqdq $0x1, %zmm13, %zmm9, %zmm16 /* mid_31 = clmul(z_15, h_15) */
+	vpclmulqdq $0x11, %zmm13, %zmm9, %zmm9 /* hi_15 = clmul(z_15, h_15) */
 
 	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_11 = ternlog(lo_12, lo_13, lo_sum_acc_10) */
-	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
-	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_25 = ternlog(mid_24, mid_25, mid_sum_acc_22) */
-	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_26 = ternlog(mid_28, mid_29, mid_sum_acc_24) */
-	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
-	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
-	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_11 = ternlog(hi_12, hi_13, hi_sum_acc_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_9 = xor(lo_sum_acc_11, mid_lo_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_9 = xor(hi_sum_acc_11, mid_hi_3) */
-	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_6 = blocks128(s_lo_9, s_lo_9) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_10 = xor(s_lo_9, s_lo_x_6) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_7 = blocks128(s_lo_10, s_lo_10) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_7) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_6 = blocks128(s_hi_9, s_hi_9) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_10 = xor(s_hi_9, s_hi_x_6) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_7 = blocks128(s_hi_10, s_hi_10) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_3 = clmul(s_lo_11, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_3 = xor(s_lo_11, fold_lo_sw_3) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_3 = clmul(v_3, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_3 = ternlog(s_hi_10, s_hi_x_7, v_3) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_4 = ternlog(v_hi_3, fold_hi_3, first_block) */
-
-	/* Step 5 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1024(%r9), %zmm1 /* x_16 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_16 = lookup16(x_16, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_4 = xor(z_16, y1_4) */
-	vmovdqu64 (%r8), %zmm1 /* h_16 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_16 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_32 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_33 = clmul(z1_y_4, h_16) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_16 = clmul(z1_y_4, h_16) */
-	vmovdqu64 1088(%r9), %zmm1 /* x_17 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_17 = lookup16(x_17, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_17 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_17 = clmul(z_17, h_17) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_34 = clmul(z_17, h_17) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_35 = clmul(z_17, h_17) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_17 = clmul(z_17, h_17) */
-	vmovdqu64 1152(%r9), %zmm6 /* x_18 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_18 = lookup16(x_18, reverse16) */
-	vmovdqu64 128(%r8), %zmm10 /* h_18 = load() */
-	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_18 = clmul(z_18, h_18) */
-	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_36 = clmul(z_18, h_18) */
-	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_37 = clmul(z_18, h_18) */
-	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_18 = clmul(z_18, h_18) */
-	vmovdqu64 1216(%r9), %zmm10 /* x_19 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_19 = lookup16(x_19, reverse16) */
-	vmovdqu64 192(%r8), %zmm14 /* h_19 = load() */
-	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_19 = clmul(z_19, h_19) */
-	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_38 = clmul(z_19, h_19) */
-	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_39 = clmul(z_19, h_19) */
-	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_19 = clmul(z_19, h_19) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_13 = xor(lo_18, lo_19) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_14 = ternlog(lo_16, lo_17, lo_sum_acc_13) */
-	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_29 = xor(mid_34, mid_35) */
-	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_31 = xor(mid_38, mid_39) */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_32 = ternlog(mid_32, mid_33, mid_sum_acc_29) */
-	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_33 = ternlog(mid_36, mid_37, mid_sum_acc_31) */
-	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_34 = xor(mid_sum_acc_32, mid_sum_acc_33) */
-	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_13 = xor(hi_18, hi_19) */
-	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_14 = ternlog(hi_16, hi_17, hi_sum_acc_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_4 = lookup16(mid_sum_acc_34, half_up) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_12 = xor(lo_sum_acc_14, mid_lo_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_4 = lookup16(mid_sum_acc_34, half_down) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_12 = xor(hi_sum_acc_14, mid_hi_4) */
-	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_8 = blocks128(s_lo_12, s_lo_12) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_13 = xor(s_lo_12, s_lo_x_8) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_9 = blocks128(s_lo_13, s_lo_13) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_14 = xor(s_lo_13, s_lo_x_9) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_8 = blocks128(s_hi_12, s_hi_12) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_13 = xor(s_hi_12, s_hi_x_8) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_9 = blocks128(s_hi_13, s_hi_13) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_4 = clmul(s_lo_14, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_4 = xor(s_lo_14, fold_lo_sw_4) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_4 = clmul(v_4, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_4 = ternlog(s_hi_13, s_hi_x_9, v_4) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_5 = ternlog(v_hi_4, fold_hi_4, first_block) */
-
-	/* Step 6 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1280(%r9), %zmm1 /* x_20 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_20 = lookup16(x_20, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_5 = xor(z_20, y1_5) */
-	vmovdqu64 (%r8), %zmm1 /* h_20 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_20 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_40 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_41 = clmul(z1_y_5, h_20) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_20 = clmul(z1_y_5, h_20) */
-	vmovdqu64 1344(%r9), %zmm1 /* x_21 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_21 = lookup16(x_21, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_21 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_21 = clmul(z_21, h_21) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_42 = clmul(z_21, h_21) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_43 = clmul(z_21, h_21) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_21 = clmul(z_21, h_21) */
-	vmovdqu64 1408(%r9), %zmm6 /* x_22 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_22 = lookup16(x_22, reverse16) */
-	vmovdqu64 128(%r8), %zmm10 /* h_22 = load() */
-	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_22 = clmul(z_22, h_22) */
-	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_44 = clmul(z_22, h_22) */
-	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_45 = clmul(z_22, h_22) */
-	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_22 = clmul(z_22, h_22) */
-	vmovdqu64 1472(%r9), %zmm10 /* x_23 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_23 = lookup16(x_23, reverse16) */
-	vmovdqu64 192(%r8), %zmm14 /* h_23 = load() */
-	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_23 = clmul(z_23, h_23) */
-	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_46 = clmul(z_23, h_23) */
-	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_47 = clmul(z_23, h_23) */
-	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_23 = clmul(z_23, h_23) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_16 = xor(lo_22, lo_23) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_17 = ternlog(lo_20, lo_21, lo_sum_acc_16) */
-	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_39 = ternlog(mid_40, mid_41, mid_sum_acc_36) */
-	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_40 = ternlog(mid_44, mid_45, mid_sum_acc_38) */
-	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_41 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_16 = xor(hi_22, hi_23) */
-	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_17 = ternlog(hi_20, hi_21, hi_sum_acc_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_5 = lookup16(mid_sum_acc_41, half_up) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_15 = xor(lo_sum_acc_17, mid_lo_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_5 = lookup16(mid_sum_acc_41, half_down) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_15 = xor(hi_sum_acc_17, mid_hi_5) */
-	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_10 = blocks128(s_lo_15, s_lo_15) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_16 = xor(s_lo_15, s_lo_x_10) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_11 = blocks128(s_lo_16, s_lo_16) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_17 = xor(s_lo_16, s_lo_x_11) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_10 = blocks128(s_hi_15, s_hi_15) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_16 = xor(s_hi_15, s_hi_x_10) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_11 = blocks128(s_hi_16, s_hi_16) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_5 = clmul(s_lo_17, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_5 = xor(s_lo_17, fold_lo_sw_5) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_5 = clmul(v_5, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_5 = ternlog(s_hi_16, s_hi_x_11, v_5) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_6 = ternlog(v_hi_5, fold_hi_5, first_block) */
-
-	/* Step 7 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1536(%r9), %zmm1 /* x_24 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_24 = lookup16(x_24, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_6 = xor(z_24, y1_6) */
-	vmovdqu64 (%r8), %zmm1 /* h_24 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo_24 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid_48 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm5 /* mid_49 = clmul(z1_y_6, h_24) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_24 = clmul(z1_y_6, h_24) */
-	vmovdqu64 1600(%r9), %zmm1 /* x_25 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_25 = lookup16(x_25, reverse16) */
-	vmovdqu64 64(%r8), %zmm6 /* h_25 = load() */
-	vpclmulqdq $0x0, %zmm6, %zmm1, %zmm7 /* lo_25 = clmul(z_25, h_25) */
-	vpclmulqdq $0x10, %zmm6, %zmm1, %zmm8 /* mid_50 = clmul(z_25, h_25) */
-	vpclmulqdq $0x1, %zmm6, %zmm1, %zmm9 /* mid_51 = clmul(z_25, h_25) */
-	vpclmulqdq $0x11, %zmm6, %zmm1, %zmm1 /* hi_25 = clmul(z_25, h_25) */
-	vmovdqu64 1664(%r9), %zmm6 /* x_26 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm6, %zmm6 /* z_26 = lookup16(x_26, reverse16) */
-	vmovdqu64 128(%r8), %zmm10 /* h_26 = load() */
-	vpclmulqdq $0x0, %zmm10, %zmm6, %zmm11 /* lo_26 = clmul(z_26, h_26) */
-	vpclmulqdq $0x10, %zmm10, %zmm6, %zmm12 /* mid_52 = clmul(z_26, h_26) */
-	vpclmulqdq $0x1, %zmm10, %zmm6, %zmm13 /* mid_53 = clmul(z_26, h_26) */
-	vpclmulqdq $0x11, %zmm10, %zmm6, %zmm6 /* hi_26 = clmul(z_26, h_26) */
-	vmovdqu64 1728(%r9), %zmm10 /* x_27 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm10, %zmm10 /* z_27 = lookup16(x_27, reverse16) */
-	vmovdqu64 192(%r8), %zmm14 /* h_27 = load() */
-	vpclmulqdq $0x0, %zmm14, %zmm10, %zmm15 /* lo_27 = clmul(z_27, h_27) */
-	vpclmulqdq $0x10, %zmm14, %zmm10, %zmm16 /* mid_54 = clmul(z_27, h_27) */
-	vpclmulqdq $0x1, %zmm14, %zmm10, %zmm17 /* mid_55 = clmul(z_27, h_27) */
-	vpclmulqdq $0x11, %zmm14, %zmm10, %zmm10 /* hi_27 = clmul(z_27, h_27) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm15, %zmm11, %zmm11 /* lo_sum_acc_19 = xor(lo_26, lo_27) */
-	vpternlogd $0x96, %zmm11, %zmm7, %zmm3 /* lo_sum_acc_20 = ternlog(lo_24, lo_25, lo_sum_acc_19) */
-	vpxord %zmm9, %zmm8, %zmm7 /* mid_sum_acc_43 = xor(mid_50, mid_51) */
-	vpxord %zmm17, %zmm16, %zmm8 /* mid_sum_acc_45 = xor(mid_54, mid_55) */
-	vpternlogd $0x96, %zmm7, %zmm5, %zmm4 /* mid_sum_acc_46 = ternlog(mid_48, mid_49, mid_sum_acc_43) */
-	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* mid_sum_acc_47 = ternlog(mid_52, mid_53, mid_sum_acc_45) */
-	vpxord %zmm12, %zmm4, %zmm4 /* mid_sum_acc_48 = xor(mid_sum_acc_46, mid_sum_acc_47) */
-	vpxord %zmm10, %zmm6, %zmm5 /* hi_sum_acc_19 = xor(hi_26, hi_27) */
-	vpternlogd $0x96, %zmm5, %zmm1, %zmm0 /* hi_sum_acc_20 = ternlog(hi_24, hi_25, hi_sum_acc_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm4, %zmm1 /* mid_lo_6 = lookup16(mid_sum_acc_48, half_up) */
-	vpxord %zmm1, %zmm3, %zmm1 /* s_lo_18 = xor(lo_sum_acc_20, mid_lo_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm4, %zmm3 /* mid_hi_6 = lookup16(mid_sum_acc_48, half_down) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_18 = xor(hi_sum_acc_20, mid_hi_6) */
-	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm3 /* s_lo_x_12 = blocks128(s_lo_18, s_lo_18) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_19 = xor(s_lo_18, s_lo_x_12) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm3 /* s_lo_x_13 = blocks128(s_lo_19, s_lo_19) */
-	vpxord %zmm3, %zmm1, %zmm1 /* s_lo_20 = xor(s_lo_19, s_lo_x_13) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm3 /* s_hi_x_12 = blocks128(s_hi_18, s_hi_18) */
-	vpxord %zmm3, %zmm0, %zmm0 /* s_hi_19 = xor(s_hi_18, s_hi_x_12) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm3 /* s_hi_x_13 = blocks128(s_hi_19, s_hi_19) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_lo_6 = clmul(s_lo_20, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm4, %zmm4 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	vpxord %zmm4, %zmm1, %zmm1 /* v_6 = xor(s_lo_20, fold_lo_sw_6) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm4 /* fold_hi_6 = clmul(v_6, fold) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm0 /* v_hi_6 = ternlog(s_hi_19, s_hi_x_13, v_6) */
-	vpternlogd $0x28, %zmm2, %zmm4, %zmm0 /* y1_7 = ternlog(v_hi_6, fold_hi_6, first_block) */
-
-	/* Step 8 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
-	vmovdqu64 1792(%r9), %zmm1 /* x_28 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_28 = lookup16(x_28, reverse16) */
-	vpxord %zmm0, %zmm1, %zmm0 /* z1_y_7 = xor(z_28, y1_7) */
-	vmovdqu64 (%r8), %zmm1 /* h_28 = load() */
-	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm2 /* lo_28 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* mid_56 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x1, %zmm1, %zmm0, %zmm4 /* mid_57 = clmul(z1_y_7, h_28) */
-	vpclmulqdq $0x11, %zmm1, %zmm0, %zmm0 /* hi_28 = clmul(z1_y_7, h_28) */
-	vmovdqu64 1856(%r9), %zmm1 /* x_29 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z_29 = lookup16(x_29, reverse16) */
-	vmovdqu64 64(%r8), %zmm5 /* h_29 = load() */
-	vpclmulqdq $0x0, %zmm5, %zmm1, %zmm6 /* lo_29 = clmul(z_29, h_29) */
-	vpclmulqdq $0x10, %zmm5, %zmm1, %zmm7 /* mid_58 = clmul(z_29, h_29) */
-	vpclmulqdq $0x1, %zmm5, %zmm1, %zmm8 /* mid_59 = clmul(z_29, h_29) */
-	vpclmulqdq $0x11, %zmm5, %zmm1, %zmm1 /* hi_29 = clmul(z_29, h_29) */
-	vmovdqu64 1920(%r9), %zmm5 /* x_30 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm5, %zmm5 /* z_30 = lookup16(x_30, reverse16) */
-	vmovdqu64 128(%r8), %zmm9 /* h_30 = load() */
-	vpclmulqdq $0x0, %zmm9, %zmm5, %zmm10 /* lo_30 = clmul(z_30, h_30) */
-	vpclmulqdq $0x10, %zmm9, %zmm5, %zmm11 /* mid_60 = clmul(z_30, h_30) */
-	vpclmulqdq $0x1, %zmm9, %zmm5, %zmm12 /* mid_61 = clmul(z_30, h_30) */
-	vpclmulqdq $0x11, %zmm9, %zmm5, %zmm5 /* hi_30 = clmul(z_30, h_30) */
-	vmovdqu64 1984(%r9), %zmm9 /* x_31 = load() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm9, %zmm9 /* z_31 = lookup16(x_31, reverse16) */
-	vmovdqu64 192(%r8), %zmm13 /* h_31 = load() */
-	vpclmulqdq $0x0, %zmm13, %zmm9, %zmm14 /* lo_31 = clmul(z_31, h_31) */
-	vpclmulqdq $0x10, %zmm13, %zmm9, %zmm15 /* mid_62 = clmul(z_31, h_31) */
-	vpclmulqdq $0x1, %zmm13, %zmm9, %zmm16 /* mid_63 = clmul(z_31, h_31) */
-	vpclmulqdq $0x11, %zmm13, %zmm9, %zmm9 /* hi_31 = clmul(z_31, h_31) */
-
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	vpxord %zmm14, %zmm10, %zmm10 /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm2 /* lo_sum_acc_23 = ternlog(lo_28, lo_29, lo_sum_acc_22) */
-	vpxord %zmm8, %zmm7, %zmm6 /* mid_sum_acc_50 = xor(mid_58, mid_59) */
-	vpxord %zmm16, %zmm15, %zmm7 /* mid_sum_acc_52 = xor(mid_62, mid_63) */
-	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* mid_sum_acc_53 = ternlog(mid_56, mid_57, mid_sum_acc_50) */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm11 /* mid_sum_acc_54 = ternlog(mid_60, mid_61, mid_sum_acc_52) */
-	vpxord %zmm11, %zmm3, %zmm3 /* mid_sum_acc_55 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	vpxord %zmm9, %zmm5, %zmm4 /* hi_sum_acc_22 = xor(hi_30, hi_31) */
-	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* hi_sum_acc_23 = ternlog(hi_28, hi_29, hi_sum_acc_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm3, %zmm1 /* mid_lo_7 = lookup16(mid_sum_acc_55, half_up) */
-	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_21 = xor(lo_sum_acc_23, mid_lo_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm3, %zmm2 /* mid_hi_7 = lookup16(mid_sum_acc_55, half_down) */
-	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_21 = xor(hi_sum_acc_23, mid_hi_7) */
-	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm2 /* s_lo_x_14 = blocks128(s_lo_21, s_lo_21) */
-	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_22 = xor(s_lo_21, s_lo_x_14) */
-	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_15 = blocks128(s_lo_22, s_lo_22) */
-	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_23 = xor(s_lo_22, s_lo_x_15) */
-	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x_14 = blocks128(s_hi_21, s_hi_21) */
-	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_22 = xor(s_hi_21, s_hi_x_14) */
-	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm2 /* s_hi_x_15 = blocks128(s_hi_22, s_hi_22) */
-	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_lo_7 = clmul(s_lo_23, fold) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm3, %zmm3 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	vpxord %zmm3, %zmm1, %zmm1 /* v_7 = xor(s_lo_23, fold_lo_sw_7) */
-	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_7 = clmul(v_7, fold) */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_7 = ternlog(s_hi_22, s_hi_x_15, v_7) */
-	vpxord %zmm3, %zmm0, %zmm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_7, reverse16) */
+	vpxord %zmm14, %zmm10, %zmm10 /* lo_sum_acc_10 = xor(lo_14, lo_15) */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm2 /* lo_sum_acc_11 = ternlog(lo_12, lo_13, lo_sum_acc_10) */
+	vpxord %zmm8, %zmm7, %zmm6 /* mid_sum_acc_22 = xor(mid_26, mid_27) */
+	vpxord %zmm16, %zmm15, %zmm7 /* mid_sum_acc_24 = xor(mid_30, mid_31) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm3 /* mid_sum_acc_25 = ternlog(mid_24, mid_25, mid_sum_acc_22) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm11 /* mid_sum_acc_26 = ternlog(mid_28, mid_29, mid_sum_acc_24) */
+	vpxord %zmm11, %zmm3, %zmm3 /* mid_sum_acc_27 = xor(mid_sum_acc_25, mid_sum_acc_26) */
+	vpxord %zmm9, %zmm5, %zmm4 /* hi_sum_acc_10 = xor(hi_14, hi_15) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm0 /* hi_sum_acc_11 = ternlog(hi_12, hi_13, hi_sum_acc_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_up(%rip), %zmm3, %zmm1 /* mid_lo_3 = lookup16(mid_sum_acc_27, half_up) */
+	vpxord %zmm1, %zmm2, %zmm1 /* s_lo_9 = xor(lo_sum_acc_11, mid_lo_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_half_down(%rip), %zmm3, %zmm2 /* mid_hi_3 = lookup16(mid_sum_acc_27, half_down) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_9 = xor(hi_sum_acc_11, mid_hi_3) */
+	vshufi32x4 $0x4e, %zmm1, %zmm1, %zmm2 /* s_lo_x_6 = blocks128(s_lo_9, s_lo_9) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_10 = xor(s_lo_9, s_lo_x_6) */
+	vshufi32x4 $0xb1, %zmm1, %zmm1, %zmm2 /* s_lo_x_7 = blocks128(s_lo_10, s_lo_10) */
+	vpxord %zmm2, %zmm1, %zmm1 /* s_lo_11 = xor(s_lo_10, s_lo_x_7) */
+	vshufi32x4 $0x4e, %zmm0, %zmm0, %zmm2 /* s_hi_x_6 = blocks128(s_hi_9, s_hi_9) */
+	vpxord %zmm2, %zmm0, %zmm0 /* s_hi_10 = xor(s_hi_9, s_hi_x_6) */
+	vshufi32x4 $0xb1, %zmm0, %zmm0, %zmm2 /* s_hi_x_7 = blocks128(s_hi_10, s_hi_10) */
+	vpclmulqdq $0x0, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_lo_3 = clmul(s_lo_11, fold) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_swap_halves(%rip), %zmm3, %zmm3 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
+	vpxord %zmm3, %zmm1, %zmm1 /* v_3 = xor(s_lo_11, fold_lo_sw_3) */
+	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_3 = clmul(v_3, fold) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_3 = ternlog(s_hi_10, s_hi_x_7, v_3) */
+	vpxord %zmm3, %zmm0, %zmm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti32x4 (%rsi), %zmm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm1, %zmm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm3 /* ctr_first = bcast8() */
@@ -5857,7 +2960,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vbroadcasti32x4 16(%rsi), %zmm4 /* ctr_w = bcast128() */
 	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm4, %zmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
 
-	/* Load 128 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
+	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k(%rip), %zmm3, %zmm5 /* ctr_j = add(ctr_j0, block_k) */
 	vpaddw %zmm5, %zmm2, %zmm5 /* ctr_sum = add(ctr_last, ctr_j) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm5, %zmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
@@ -6017,918 +3120,365 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vpternlogd $0xd8, %zmm23, %zmm4, %zmm24 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
 	vpord %zmm22, %zmm24, %zmm22 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_15(%rip), %zmm3, %zmm23 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm23, %zmm2, %zmm23 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm23, %zmm24 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm24, %zmm7, %zmm24 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa64 %zmm1, %zmm25 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm24, %zmm4, %zmm25 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm23, %zmm23 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm23, %zmm25, %zmm23 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vmovdqa64 %zmm10, %zmm24 /* unpacklo32_index */
-	vpermi2b %zmm22, %zmm20, %zmm24 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
-	vmovdqa64 %zmm12, %zmm25 /* unpackhi32_index */
-	vpermi2b %zmm22, %zmm20, %zmm25 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vmovdqa64 %zmm10, %zmm20 /* unpacklo32_index */
-	vpermi2b %zmm23, %zmm21, %zmm20 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vmovdqa64 %zmm12, %zmm22 /* unpackhi32_index */
-	vpermi2b %zmm23, %zmm21, %zmm22 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm20, %zmm24, %zmm21 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm20, %zmm24, %zmm20 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm22, %zmm25, %zmm23 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm22, %zmm25, %zmm22 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_16(%rip), %zmm3, %zmm24 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %zmm24, %zmm2, %zmm24 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm24, %zmm25 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %zmm25, %zmm7, %zmm25 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa64 %zmm1, %zmm26 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm25, %zmm4, %zmm26 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm24, %zmm24 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpord %zmm24, %zmm26, %zmm24 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_17(%rip), %zmm3, %zmm25 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %zmm25, %zmm2, %zmm25 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm25, %zmm26 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %zmm26, %zmm7, %zmm26 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa64 %zmm1, %zmm27 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm26, %zmm4, %zmm27 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm25, %zmm25 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpord %zmm25, %zmm27, %zmm25 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_18(%rip), %zmm3, %zmm26 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %zmm26, %zmm2, %zmm26 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm26, %zmm27 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %zmm27, %zmm7, %zmm27 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa64 %zmm1, %zmm28 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm27, %zmm4, %zmm28 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm26, %zmm26 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpord %zmm26, %zmm28, %zmm26 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_19(%rip), %zmm3, %zmm27 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %zmm27, %zmm2, %zmm27 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm27, %zmm28 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %zmm28, %zmm7, %zmm28 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa64 %zmm1, %zmm29 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm28, %zmm4, %zmm29 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm27, %zmm27 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpord %zmm27, %zmm29, %zmm27 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa64 %zmm10, %zmm28 /* unpacklo32_index */
-	vpermi2b %zmm26, %zmm24, %zmm28 /* tr0_16 = permute2b(unpacklo32_index, row_16, row_18) */
-	vmovdqa64 %zmm12, %zmm29 /* unpackhi32_index */
-	vpermi2b %zmm26, %zmm24, %zmm29 /* tr0_17 = permute2b(unpackhi32_index, row_16, row_18) */
-	vmovdqa64 %zmm10, %zmm24 /* unpacklo32_index */
-	vpermi2b %zmm27, %zmm25, %zmm24 /* tr0_18 = permute2b(unpacklo32_index, row_17, row_19) */
-	vmovdqa64 %zmm12, %zmm26 /* unpackhi32_index */
-	vpermi2b %zmm27, %zmm25, %zmm26 /* tr0_19 = permute2b(unpackhi32_index, row_17, row_19) */
-	vpunpckldq %zmm24, %zmm28, %zmm25 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %zmm24, %zmm28, %zmm24 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %zmm26, %zmm29, %zmm27 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %zmm26, %zmm29, %zmm26 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_20(%rip), %zmm3, %zmm28 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %zmm28, %zmm2, %zmm28 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm28, %zmm29 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %zmm29, %zmm7, %zmm29 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm29, %zmm4, %zmm30 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm28, %zmm28 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpord %zmm28, %zmm30, %zmm28 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_21(%rip), %zmm3, %zmm29 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %zmm29, %zmm2, %zmm29 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %zmm30, %zmm7, %zmm30 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm4, %zmm31 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpord %zmm29, %zmm31, %zmm29 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_22(%rip), %zmm3, %zmm30 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill y_next */
-	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpord %zmm30, %zmm0, %zmm0 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_23(%rip), %zmm3, %zmm30 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x1.1 */
-	vmovdqa64 %zmm1, %zmm5 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm5 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpord %zmm30, %zmm5, %zmm5 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa64 %zmm10, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm0, %zmm28, %zmm30 /* tr0_20 = permute2b(unpacklo32_index, row_20, row_22) */
-	vmovdqa64 %zmm12, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm0, %zmm28, %zmm31 /* tr0_21 = permute2b(unpackhi32_index, row_20, row_22) */
-	vmovdqa64 %zmm10, %zmm0 /* unpacklo32_index */
-	vpermi2b %zmm5, %zmm29, %zmm0 /* tr0_22 = permute2b(unpacklo32_index, row_21, row_23) */
-	vmovdqa64 %zmm12, %zmm28 /* unpackhi32_index */
-	vpermi2b %zmm5, %zmm29, %zmm28 /* tr0_23 = permute2b(unpackhi32_index, row_21, row_23) */
-	vpunpckldq %zmm0, %zmm30, %zmm5 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %zmm0, %zmm30, %zmm0 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %zmm28, %zmm31, %zmm29 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %zmm28, %zmm31, %zmm28 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_24(%rip), %zmm3, %zmm30 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill g5x1.1 */
-	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpord %zmm30, %zmm0, %zmm0 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_25(%rip), %zmm3, %zmm30 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa64 %zmm5, 192(%rsp) /* spill g5x0.1 */
-	vmovdqa64 %zmm1, %zmm5 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm5 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpord %zmm30, %zmm5, %zmm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_26(%rip), %zmm3, %zmm30 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa64 %zmm6, 256(%rsp) /* spill g0x0.1 */
-	vmovdqa64 %zmm1, %zmm6 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm6 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpord %zmm30, %zmm6, %zmm6 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_27(%rip), %zmm3, %zmm30 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa64 %zmm8, 320(%rsp) /* spill g0x3.1 */
-	vmovdqa64 %zmm1, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm8 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpord %zmm30, %zmm8, %zmm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa64 %zmm10, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm6, %zmm0, %zmm30 /* tr0_24 = permute2b(unpacklo32_index, row_24, row_26) */
-	vmovdqa64 %zmm12, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm6, %zmm0, %zmm31 /* tr0_25 = permute2b(unpackhi32_index, row_24, row_26) */
-	vmovdqa64 %zmm10, %zmm0 /* unpacklo32_index */
-	vpermi2b %zmm8, %zmm5, %zmm0 /* tr0_26 = permute2b(unpacklo32_index, row_25, row_27) */
-	vmovdqa64 %zmm12, %zmm6 /* unpackhi32_index */
-	vpermi2b %zmm8, %zmm5, %zmm6 /* tr0_27 = permute2b(unpackhi32_index, row_25, row_27) */
-	vpunpckldq %zmm0, %zmm30, %zmm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %zmm0, %zmm30, %zmm0 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %zmm6, %zmm31, %zmm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %zmm6, %zmm31, %zmm6 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_28(%rip), %zmm3, %zmm30 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa64 %zmm1, %zmm12 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm12 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpord %zmm30, %zmm12, %zmm12 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_29(%rip), %zmm3, %zmm30 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa64 %zmm1, %zmm10 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm10 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpord %zmm30, %zmm10, %zmm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_30(%rip), %zmm3, %zmm30 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %zmm31, %zmm7, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa64 %zmm0, 384(%rsp) /* spill g6x1.1 */
-	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm4, %zmm0 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpord %zmm30, %zmm0, %zmm0 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_31(%rip), %zmm3, %zmm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm2, %zmm3 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %zmm3, %zmm7, %zmm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpternlogd $0xd8, %zmm3, %zmm4, %zmm1 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm2, %zmm2 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpord %zmm2, %zmm1, %zmm1 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpacklo32_index(%rip), %zmm2 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm2, %zmm3 /* unpacklo32_index */
-	vpermi2b %zmm0, %zmm12, %zmm3 /* tr0_28 = permute2b(unpacklo32_index, row_28, row_30) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpackhi32_index(%rip), %zmm4 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm4, %zmm7 /* unpackhi32_index */
-	vpermi2b %zmm0, %zmm12, %zmm7 /* tr0_29 = permute2b(unpackhi32_index, row_28, row_30) */
-	vpermi2b %zmm1, %zmm10, %zmm2 /* tr0_30 = permute2b(unpacklo32_index, row_29, row_31) */
-	vpermi2b %zmm1, %zmm10, %zmm4 /* tr0_31 = permute2b(unpackhi32_index, row_29, row_31) */
-	vpunpckldq %zmm2, %zmm3, %zmm0 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %zmm2, %zmm3, %zmm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %zmm4, %zmm7, %zmm2 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %zmm4, %zmm7, %zmm3 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa64 256(%rsp), %zmm4 /* reload g0x0.2 */
-	vmovdqa64 192(%rsp), %zmm7 /* reload g5x0.2 */
-	vmovdqa64 64(%rsp), %zmm10 /* reload g0x1.2 */
-	vmovdqa64 128(%rsp), %zmm12 /* reload g5x1.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload g6x1.2 */
-	vmovdqa64 320(%rsp), %zmm31 /* reload g0x3.2 */
-	vmovdqa64 %zmm0, 320(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm3, 384(%rsp) /* spill g7x3.2 */
+	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_15(%rip), %zmm3, %zmm3 /* ctr_j_15 = add(ctr_j0, block_k_15) */
+	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm2, %zmm3 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm3, %zmm7, %zmm3 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpternlogd $0xd8, %zmm3, %zmm4, %zmm1 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm2, %zmm2 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm2, %zmm1, %zmm1 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vmovdqa64 %zmm10, %zmm2 /* unpacklo32_index */
+	vpermi2b %zmm22, %zmm20, %zmm2 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
+	vmovdqa64 %zmm12, %zmm3 /* unpackhi32_index */
+	vpermi2b %zmm22, %zmm20, %zmm3 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
+	vpermi2b %zmm1, %zmm21, %zmm10 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
+	vpermi2b %zmm1, %zmm21, %zmm12 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
+	vpunpckldq %zmm10, %zmm2, %zmm1 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm10, %zmm2, %zmm2 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm12, %zmm3, %zmm4 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm12, %zmm3, %zmm3 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm7 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm10 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm12 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21 /* rotl8 = const() */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx512_gfni_9_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r10), %zmm0 /* rkw = bcast32() */
-	vmovdqa64 %zmm10, %zmm3 /* g0x1.2 */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm3 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm31, %zmm3, %zmm0 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm0, %zmm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm0, %zmm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm0, %zmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa64 %zmm10, 128(%rsp) /* spill g0x1.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm0, %zmm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa64 %zmm9, 64(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm0, %zmm9 /* g0lr16 = lookup16(g0s, rotl16) */
-	vmovdqa64 %zmm31, 192(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm0, %zmm31 /* g0s */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm31 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
-	vprold $2, %zmm31, %zmm9 /* g0lr2 = rotl_native(g0lg) */
-	vpternlogd $0x96, %zmm9, %zmm3, %zmm0 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm0, %zmm4, %zmm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r10), %zmm3 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm11, %zmm4 /* g1x1.2 */
-	vpternlogd $0x96, %zmm3, %zmm15, %zmm4 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm14, %zmm4, %zmm3 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm3, %zmm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm3, %zmm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm3, %zmm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm3, %zmm9 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm3, %zmm10 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm3, %zmm31 /* g1s */
-	vpternlogd $0x96, %zmm10, %zmm9, %zmm31 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm31, %zmm9 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm9, %zmm4, %zmm3 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm3, %zmm13, %zmm3 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%r10), %zmm4 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm16, %zmm9 /* g2x1.2 */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm9 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm18, %zmm9, %zmm4 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm4, %zmm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm4, %zmm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm4, %zmm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm4, %zmm10 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm4, %zmm13 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm4, %zmm31 /* g2s */
-	vpternlogd $0x96, %zmm13, %zmm10, %zmm31 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm31, %zmm10 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm10, %zmm9, %zmm4 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm4, %zmm17, %zmm4 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r10), %zmm9 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm20, %zmm10 /* g3x1.2 */
-	vpternlogd $0x96, %zmm9, %zmm23, %zmm10 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm22, %zmm10, %zmm9 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm9, %zmm9 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm9, %zmm9 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm9, %zmm10 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm9, %zmm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm9, %zmm17 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm9, %zmm31 /* g3s */
-	vpternlogd $0x96, %zmm17, %zmm13, %zmm31 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm31, %zmm13 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm13, %zmm10, %zmm9 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm9, %zmm21, %zmm9 /* g3x = xor(g3x0, g3l) */
-	vpbroadcastd (%rdi,%r10), %zmm10 /* rkw_4 = bcast32() */
-	vmovdqa64 %zmm24, %zmm13 /* g4x1.2 */
-	vpternlogd $0x96, %zmm10, %zmm27, %zmm13 /* g4k = ternlog(g4x1, g4x2, rkw_4) */
-	vpxord %zmm26, %zmm13, %zmm10 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm10, %zmm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm10, %zmm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm10, %zmm13 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm10, %zmm17 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm10, %zmm21 /* g4lr16 = lookup16(g4s, rotl16) */
-	vmovdqa64 %zmm10, %zmm31 /* g4s */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm31 /* g4lg = ternlog(g4s, g4lr8, g4lr16) */
-	vprold $2, %zmm31, %zmm17 /* g4lr2 = rotl_native(g4lg) */
-	vpternlogd $0x96, %zmm17, %zmm13, %zmm10 /* g4l = ternlog(g4s, g4lr24, g4lr2) */
-	vpxord %zmm10, %zmm25, %zmm10 /* g4x = xor(g4x0, g4l) */
-	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm12, %zmm17 /* g5x1.2 */
-	vpternlogd $0x96, %zmm13, %zmm29, %zmm17 /* g5k = ternlog(g5x1, g5x2, rkw_5) */
-	vpxord %zmm28, %zmm17, %zmm13 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g5lr16 = lookup16(g5s, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g5s */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g5lg = ternlog(g5s, g5lr8, g5lr16) */
-	vprold $2, %zmm31, %zmm21 /* g5lr2 = rotl_native(g5lg) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g5l = ternlog(g5s, g5lr24, g5lr2) */
-	vpxord %zmm13, %zmm7, %zmm7 /* g5x = xor(g5x0, g5l) */
-	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm30, %zmm17 /* g6x1.2 */
-	vpternlogd $0x96, %zmm13, %zmm8, %zmm17 /* g6k = ternlog(g6x1, g6x2, rkw_6) */
-	vpxord %zmm6, %zmm17, %zmm13 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g6lr16 = lookup16(g6s, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g6s */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g6lg = ternlog(g6s, g6lr8, g6lr16) */
-	vprold $2, %zmm31, %zmm21 /* g6lr2 = rotl_native(g6lg) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g6l = ternlog(g6s, g6lr24, g6lr2) */
-	vpxord %zmm13, %zmm5, %zmm5 /* g6x = xor(g6x0, g6l) */
-	vpbroadcastd (%rdi,%r10), %zmm13 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm1, %zmm17 /* g7x1.2 */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm17 /* g7k = ternlog(g7x1, g7x2, rkw_7) */
-	vpxord 384(%rsp), %zmm17, %zmm13 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm13, %zmm13 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm13, %zmm13 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm13, %zmm17 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm13, %zmm21 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm13, %zmm25 /* g7lr16 = lookup16(g7s, rotl16) */
-	vmovdqa64 %zmm13, %zmm31 /* g7s */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g7lg = ternlog(g7s, g7lr8, g7lr16) */
-	vprold $2, %zmm31, %zmm21 /* g7lr2 = rotl_native(g7lg) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm13 /* g7l = ternlog(g7s, g7lr24, g7lr2) */
-	vpxord 320(%rsp), %zmm13, %zmm13 /* g7x = xor(g7l, g7x0.2) */
+	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw = bcast32() */
+	vmovdqa64 %zmm5, %zmm23 /* g0x1.2 */
+	vpternlogd $0x96, %zmm22, %zmm9, %zmm23 /* g0k = ternlog(g0x1, g0x2, rkw) */
+	vpxord %zmm8, %zmm23, %zmm22 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2 = rotl_native(g0lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
+	vpxord %zmm22, %zmm6, %zmm6 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm11, %zmm23 /* g1x1.2 */
+	vpternlogd $0x96, %zmm22, %zmm15, %zmm23 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm14, %zmm23, %zmm22 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm22, %zmm13, %zmm13 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm16, %zmm23 /* g2x1.2 */
+	vpternlogd $0x96, %zmm22, %zmm19, %zmm23 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm18, %zmm23, %zmm22 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm22, %zmm17, %zmm17 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm2, %zmm23 /* g3x1.2 */
+	vpternlogd $0x96, %zmm22, %zmm4, %zmm23 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm3, %zmm23, %zmm22 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g3s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm26, %zmm24 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm22, %zmm1, %zmm1 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_8 = bcast32() */
-	vmovdqa64 64(%rsp), %zmm21 /* reload g0x2.2 */
-	vmovdqa64 192(%rsp), %zmm25 /* reload g0x3.2 */
-	vmovdqa64 %zmm21, %zmm31 /* g0x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm31 /* g0k_1 = ternlog(g0x2, g0x3, rkw_8) */
-	vpxord %zmm0, %zmm31, %zmm17 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm31 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm21 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm0, 256(%rsp) /* spill g0x0.3 */
-	vmovdqa64 %zmm17, %zmm0 /* g0s_1 */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm0 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm0, %zmm0 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm17 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord 128(%rsp), %zmm17, %zmm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm15, %zmm21 /* g1x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm14, %zmm21 /* g1k_1 = ternlog(g1x2, g1x3, rkw_9) */
-	vpxord %zmm3, %zmm21, %zmm17 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm21 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm25 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm31 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm15, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm17, %zmm15 /* g1s_1 */
-	vpternlogd $0x96, %zmm31, %zmm25, %zmm15 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm15, %zmm15 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm15, %zmm21, %zmm17 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm17, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm15 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm19, %zmm17 /* g2x2.2 */
-	vpternlogd $0x96, %zmm15, %zmm18, %zmm17 /* g2k_1 = ternlog(g2x2, g2x3, rkw_10) */
-	vpxord %zmm4, %zmm17, %zmm15 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm15, %zmm15 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm15, %zmm15 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm15, %zmm17 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm15, %zmm21 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm15, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm15, %zmm31 /* g2s_1 */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm31, %zmm21 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm15 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm15, %zmm16, %zmm15 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm16 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm23, %zmm17 /* g3x2.2 */
-	vpternlogd $0x96, %zmm16, %zmm22, %zmm17 /* g3k_1 = ternlog(g3x2, g3x3, rkw_11) */
-	vpxord %zmm9, %zmm17, %zmm16 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm16, %zmm16 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm16, %zmm16 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm16, %zmm17 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm16, %zmm21 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm16, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm16, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm21 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm16 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm16, %zmm20, %zmm16 /* g3x_1 = xor(g3x1, g3l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm17 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm27, %zmm20 /* g4x2.2 */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm20 /* g4k_1 = ternlog(g4x2, g4x3, rkw_12) */
-	vpxord %zmm10, %zmm20, %zmm17 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm17, %zmm17 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm17, %zmm17 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm17, %zmm20 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm17, %zmm21 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm17, %zmm25 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vmovdqa64 %zmm17, %zmm31 /* g4s_1 */
-	vpternlogd $0x96, %zmm25, %zmm21, %zmm31 /* g4lg_1 = ternlog(g4s_1, g4lr8_1, g4lr16_1) */
-	vprold $2, %zmm31, %zmm21 /* g4lr2_1 = rotl_native(g4lg_1) */
-	vpternlogd $0x96, %zmm21, %zmm20, %zmm17 /* g4l_1 = ternlog(g4s_1, g4lr24_1, g4lr2_1) */
-	vpxord %zmm17, %zmm24, %zmm17 /* g4x_1 = xor(g4x1, g4l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm20 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm29, %zmm21 /* g5x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm28, %zmm21 /* g5k_1 = ternlog(g5x2, g5x3, rkw_13) */
-	vpxord %zmm7, %zmm21, %zmm20 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm20, %zmm24 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm20, %zmm25 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g5s_1 */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm31 /* g5lg_1 = ternlog(g5s_1, g5lr8_1, g5lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g5lr2_1 = rotl_native(g5lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g5l_1 = ternlog(g5s_1, g5lr24_1, g5lr2_1) */
-	vpxord %zmm20, %zmm12, %zmm12 /* g5x_1 = xor(g5x1, g5l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm20 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm8, %zmm21 /* g6x2.2 */
-	vpternlogd $0x96, %zmm20, %zmm6, %zmm21 /* g6k_1 = ternlog(g6x2, g6x3, rkw_14) */
-	vpxord %zmm5, %zmm21, %zmm20 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm20, %zmm20 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm20, %zmm20 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20, %zmm21 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm20, %zmm24 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm20, %zmm25 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vmovdqa64 %zmm20, %zmm31 /* g6s_1 */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm31 /* g6lg_1 = ternlog(g6s_1, g6lr8_1, g6lr16_1) */
-	vprold $2, %zmm31, %zmm24 /* g6lr2_1 = rotl_native(g6lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm21, %zmm20 /* g6l_1 = ternlog(g6s_1, g6lr24_1, g6lr2_1) */
-	vpxord %zmm20, %zmm30, %zmm20 /* g6x_1 = xor(g6x1, g6l_1) */
-	vpbroadcastd 4(%rdi,%r10), %zmm21 /* rkw_15 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm24 /* reload g7x3.2 */
-	vmovdqa64 %zmm2, %zmm25 /* g7x2.2 */
-	vpternlogd $0x96, %zmm21, %zmm24, %zmm25 /* g7k_1 = ternlog(g7x2, g7x3, rkw_15) */
-	vpxord %zmm13, %zmm25, %zmm21 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm25 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm30 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm31 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vmovdqa64 %zmm21, %zmm24 /* g7s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g7lg_1 = ternlog(g7s_1, g7lr8_1, g7lr16_1) */
-	vprold $2, %zmm24, %zmm24 /* g7lr2_1 = rotl_native(g7lg_1) */
-	vpternlogd $0x96, %zmm24, %zmm25, %zmm21 /* g7l_1 = ternlog(g7s_1, g7lr24_1, g7lr2_1) */
-	vpxord %zmm21, %zmm1, %zmm1 /* g7x_1 = xor(g7x1, g7l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_4 = bcast32() */
+	vmovdqa64 %zmm9, %zmm23 /* g0x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm8, %zmm23 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm6, %zmm23, %zmm22 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm22, %zmm5, %zmm5 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_5 = bcast32() */
+	vmovdqa64 %zmm15, %zmm23 /* g1x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm14, %zmm23 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm13, %zmm23, %zmm22 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm22, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_6 = bcast32() */
+	vmovdqa64 %zmm19, %zmm23 /* g2x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm18, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm17, %zmm23, %zmm22 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm22, %zmm16, %zmm16 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_7 = bcast32() */
+	vmovdqa64 %zmm4, %zmm23 /* g3x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm3, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm1, %zmm23, %zmm22 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g3s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm22, %zmm2, %zmm2 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %zmm21 /* rkw_16 = bcast32() */
-	vmovdqa64 192(%rsp), %zmm24 /* reload g0x3.2 */
-	vmovdqa64 256(%rsp), %zmm25 /* reload g0x0.3 */
-	vmovdqa64 %zmm24, %zmm30 /* g0x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm25, %zmm30 /* g0k_2 = ternlog(g0x3, g0x0, rkw_16) */
-	vpxord %zmm0, %zmm30, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm21, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm25, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm24, %zmm30, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord 64(%rsp), %zmm21, %zmm21 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_17 = bcast32() */
-	vmovdqa64 %zmm14, %zmm25 /* g1x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm3, %zmm25 /* g1k_2 = ternlog(g1x3, g1x0, rkw_17) */
-	vpxord %zmm11, %zmm25, %zmm24 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm14, 64(%rsp) /* spill g1x3.2 */
-	vmovdqa64 %zmm24, %zmm14 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm14, %zmm14 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm14, %zmm25, %zmm24 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord 128(%rsp), %zmm24, %zmm14 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_18 = bcast32() */
-	vmovdqa64 %zmm18, %zmm25 /* g2x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm4, %zmm25 /* g2k_2 = ternlog(g2x3, g2x0, rkw_18) */
-	vpxord %zmm15, %zmm25, %zmm24 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm18, 128(%rsp) /* spill g2x3.2 */
-	vmovdqa64 %zmm24, %zmm18 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm18 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm18, %zmm18 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm24 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm24, %zmm19, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm19 /* rkw_19 = bcast32() */
-	vmovdqa64 %zmm22, %zmm24 /* g3x3.2 */
-	vpternlogd $0x96, %zmm19, %zmm9, %zmm24 /* g3k_2 = ternlog(g3x3, g3x0, rkw_19) */
-	vpxord %zmm16, %zmm24, %zmm19 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm19, %zmm19 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm19, %zmm19 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm19, %zmm24 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm19, %zmm25 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm19, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm19, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm25 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm19 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm19, %zmm23, %zmm19 /* g3x_2 = xor(g3x2, g3l_2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm23 /* rkw_20 = bcast32() */
-	vmovdqa64 %zmm26, %zmm24 /* g4x3.2 */
-	vpternlogd $0x96, %zmm23, %zmm10, %zmm24 /* g4k_2 = ternlog(g4x3, g4x0, rkw_20) */
-	vpxord %zmm17, %zmm24, %zmm23 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm23, %zmm23 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm23, %zmm23 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm23, %zmm24 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm23, %zmm25 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm23, %zmm30 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vmovdqa64 %zmm23, %zmm31 /* g4s_2 */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm31 /* g4lg_2 = ternlog(g4s_2, g4lr8_2, g4lr16_2) */
-	vprold $2, %zmm31, %zmm25 /* g4lr2_2 = rotl_native(g4lg_2) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm23 /* g4l_2 = ternlog(g4s_2, g4lr24_2, g4lr2_2) */
-	vpxord %zmm23, %zmm27, %zmm23 /* g4x_2 = xor(g4x2, g4l_2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm24 /* rkw_21 = bcast32() */
-	vmovdqa64 %zmm28, %zmm25 /* g5x3.2 */
-	vpternlogd $0x96, %zmm24, %zmm7, %zmm25 /* g5k_2 = ternlog(g5x3, g5x0, rkw_21) */
-	vpxord %zmm12, %zmm25, %zmm24 /* g5t_2 = xor(g5k_2, g5x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm24, %zmm24 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm24, %zmm24 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm24, %zmm25 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm24, %zmm27 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm24, %zmm30 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g5s_2 */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm31 /* g5lg_2 = ternlog(g5s_2, g5lr8_2, g5lr16_2) */
-	vprold $2, %zmm31, %zmm27 /* g5lr2_2 = rotl_native(g5lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm24 /* g5l_2 = ternlog(g5s_2, g5lr24_2, g5lr2_2) */
-	vpxord %zmm24, %zmm29, %zmm24 /* g5x_2 = xor(g5x2, g5l_2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm25 /* rkw_22 = bcast32() */
-	vmovdqa64 %zmm6, %zmm27 /* g6x3.2 */
-	vpternlogd $0x96, %zmm25, %zmm5, %zmm27 /* g6k_2 = ternlog(g6x3, g6x0, rkw_22) */
-	vpxord %zmm20, %zmm27, %zmm25 /* g6t_2 = xor(g6k_2, g6x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm27 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm29 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm30 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g6s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_2 = ternlog(g6s_2, g6lr8_2, g6lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_2 = rotl_native(g6lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm25 /* g6l_2 = ternlog(g6s_2, g6lr24_2, g6lr2_2) */
-	vpxord %zmm25, %zmm8, %zmm8 /* g6x_2 = xor(g6x2, g6l_2) */
-	vpbroadcastd 8(%rdi,%r10), %zmm25 /* rkw_23 = bcast32() */
-	vmovdqa64 384(%rsp), %zmm27 /* reload g7x3.2 */
-	vmovdqa64 %zmm27, %zmm29 /* g7x3.2 */
-	vpternlogd $0x96, %zmm25, %zmm13, %zmm29 /* g7k_2 = ternlog(g7x3, g7x0, rkw_23) */
-	vpxord %zmm1, %zmm29, %zmm25 /* g7t_2 = xor(g7k_2, g7x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm29 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm30 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm31 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vmovdqa64 %zmm25, %zmm27 /* g7s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g7lg_2 = ternlog(g7s_2, g7lr8_2, g7lr16_2) */
-	vprold $2, %zmm27, %zmm27 /* g7lr2_2 = rotl_native(g7lg_2) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm25 /* g7l_2 = ternlog(g7s_2, g7lr24_2, g7lr2_2) */
-	vpxord %zmm25, %zmm2, %zmm2 /* g7x_2 = xor(g7x2, g7l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_8 = bcast32() */
+	vmovdqa64 %zmm8, %zmm23 /* g0x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm6, %zmm23 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm5, %zmm23, %zmm22 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm22, %zmm9, %zmm9 /* g0x_2 = xor(g0x2, g0l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_9 = bcast32() */
+	vmovdqa64 %zmm14, %zmm23 /* g1x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm13, %zmm23 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vpxord %zmm11, %zmm23, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm22, %zmm15, %zmm15 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_10 = bcast32() */
+	vmovdqa64 %zmm18, %zmm23 /* g2x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm17, %zmm23 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm16, %zmm23, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm22, %zmm19, %zmm19 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_11 = bcast32() */
+	vmovdqa64 %zmm3, %zmm23 /* g3x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm1, %zmm23 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vpxord %zmm2, %zmm23, %zmm22 /* g3t_2 = xor(g3k_2, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g3s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm22, %zmm4, %zmm4 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r10), %zmm25 /* rkw_24 = bcast32() */
-	vmovdqa64 256(%rsp), %zmm27 /* reload g0x0.3 */
-	vmovdqa64 %zmm27, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm25, %zmm0, %zmm29 /* g0k_3 = ternlog(g0x0, g0x1, rkw_24) */
-	vpxord %zmm21, %zmm29, %zmm25 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm25, %zmm25 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm25, %zmm25 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm25, %zmm29 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm25, %zmm30 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm25, %zmm31 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm25, %zmm27 /* g0s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm27 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm27, %zmm27 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm27, %zmm29, %zmm25 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord 192(%rsp), %zmm25, %zmm25 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_25 = bcast32() */
-	vmovdqa64 %zmm3, %zmm29 /* g1x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm11, %zmm29 /* g1k_3 = ternlog(g1x0, g1x1, rkw_25) */
-	vpxord %zmm14, %zmm29, %zmm27 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm27, %zmm3 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm3 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm3, %zmm3 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm27 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord 64(%rsp), %zmm27, %zmm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_26 = bcast32() */
-	vmovdqa64 %zmm4, %zmm29 /* g2x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm29 /* g2k_3 = ternlog(g2x0, g2x1, rkw_26) */
-	vpxord %zmm18, %zmm29, %zmm27 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm27, %zmm4 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm4 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm4, %zmm4 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm27 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord 128(%rsp), %zmm27, %zmm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_27 = bcast32() */
-	vmovdqa64 %zmm9, %zmm29 /* g3x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm16, %zmm29 /* g3k_3 = ternlog(g3x0, g3x1, rkw_27) */
-	vpxord %zmm19, %zmm29, %zmm27 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm29 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm30 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm31 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm9, 128(%rsp) /* spill g3x0.3 */
-	vmovdqa64 %zmm27, %zmm9 /* g3s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm9, %zmm9 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm9, %zmm29, %zmm27 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm27, %zmm22, %zmm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_28 = bcast32() */
-	vmovdqa64 %zmm10, %zmm27 /* g4x0.3 */
-	vpternlogd $0x96, %zmm22, %zmm17, %zmm27 /* g4k_3 = ternlog(g4x0, g4x1, rkw_28) */
-	vpxord %zmm23, %zmm27, %zmm22 /* g4t_3 = xor(g4k_3, g4x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm22, %zmm22 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm22, %zmm22 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm22, %zmm27 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm22, %zmm29 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm22, %zmm30 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vmovdqa64 %zmm22, %zmm31 /* g4s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g4lg_3 = ternlog(g4s_3, g4lr8_3, g4lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g4lr2_3 = rotl_native(g4lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm22 /* g4l_3 = ternlog(g4s_3, g4lr24_3, g4lr2_3) */
-	vpxord %zmm22, %zmm26, %zmm22 /* g4x_3 = xor(g4x3, g4l_3) */
-	vpbroadcastd 12(%rdi,%r10), %zmm26 /* rkw_29 = bcast32() */
-	vmovdqa64 %zmm7, %zmm27 /* g5x0.3 */
-	vpternlogd $0x96, %zmm26, %zmm12, %zmm27 /* g5k_3 = ternlog(g5x0, g5x1, rkw_29) */
-	vpxord %zmm24, %zmm27, %zmm26 /* g5t_3 = xor(g5k_3, g5x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm26, %zmm26 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm26, %zmm26 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm26, %zmm27 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm26, %zmm29 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm26, %zmm30 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vmovdqa64 %zmm26, %zmm31 /* g5s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g5lg_3 = ternlog(g5s_3, g5lr8_3, g5lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g5lr2_3 = rotl_native(g5lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm26 /* g5l_3 = ternlog(g5s_3, g5lr24_3, g5lr2_3) */
-	vpxord %zmm26, %zmm28, %zmm26 /* g5x_3 = xor(g5x3, g5l_3) */
-	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_30 = bcast32() */
-	vmovdqa64 %zmm5, %zmm28 /* g6x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm20, %zmm28 /* g6k_3 = ternlog(g6x0, g6x1, rkw_30) */
-	vpxord %zmm8, %zmm28, %zmm27 /* g6t_3 = xor(g6k_3, g6x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm28 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm29 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm30 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g6s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g6lg_3 = ternlog(g6s_3, g6lr8_3, g6lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g6lr2_3 = rotl_native(g6lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g6l_3 = ternlog(g6s_3, g6lr24_3, g6lr2_3) */
-	vpxord %zmm27, %zmm6, %zmm6 /* g6x_3 = xor(g6x3, g6l_3) */
-	vpbroadcastd 12(%rdi,%r10), %zmm27 /* rkw_31 = bcast32() */
-	vmovdqa64 %zmm13, %zmm28 /* g7x0.3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm28 /* g7k_3 = ternlog(g7x0, g7x1, rkw_31) */
-	vpxord %zmm2, %zmm28, %zmm27 /* g7t_3 = xor(g7k_3, g7x2) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm27, %zmm27 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm27, %zmm27 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm27, %zmm28 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm27, %zmm29 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm27, %zmm30 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g7s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g7lg_3 = ternlog(g7s_3, g7lr8_3, g7lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g7lr2_3 = rotl_native(g7lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g7l_3 = ternlog(g7s_3, g7lr24_3, g7lr2_3) */
-	vpxord 384(%rsp), %zmm27, %zmm27 /* g7x_3 = xor(g7l_3, g7x3.2) */
-	vmovdqa64 %zmm13, 320(%rsp) /* spill g7x0.2 */
-	vmovdqa64 %zmm27, 384(%rsp) /* spill g7x3.2 */
-	vmovdqa64 192(%rsp), %zmm13 /* reload g1x0.3 */
-	vmovdqa64 %zmm23, %zmm27 /* g4x2.3 */
-	vmovdqa64 %zmm19, %zmm23 /* g3x2.3 */
-	vmovdqa64 %zmm18, %zmm19 /* g2x2.3 */
-	vmovdqa64 %zmm4, %zmm18 /* g2x3.3 */
-	vmovdqa64 256(%rsp), %zmm4 /* reload g0x0.3 */
-	vmovdqa64 %zmm26, %zmm28 /* g5x3.3 */
-	vmovdqa64 %zmm22, %zmm26 /* g4x3.3 */
-	vmovdqa64 %zmm9, %zmm22 /* g3x3.3 */
-	vmovdqa64 %zmm21, %zmm9 /* g0x2.3 */
-	vmovdqa64 128(%rsp), %zmm21 /* reload g3x0.3 */
-	vmovdqa64 %zmm24, %zmm29 /* g5x2.3 */
-	vmovdqa64 %zmm17, %zmm24 /* g4x1.3 */
-	vmovdqa64 64(%rsp), %zmm17 /* reload g2x0.3 */
-	vmovdqa64 %zmm20, %zmm30 /* g6x1.3 */
-	vmovdqa64 %zmm16, %zmm20 /* g3x1.3 */
-	vmovdqa64 %zmm15, %zmm16 /* g2x1.3 */
-	vmovdqa64 %zmm14, %zmm15 /* g1x2.3 */
-	vmovdqa64 %zmm3, %zmm14 /* g1x3.3 */
-	vmovdqa64 %zmm25, %zmm31 /* g0x3.3 */
-	vmovdqa64 %zmm10, %zmm25 /* g4x0.3 */
-	vmovdqa64 %zmm0, %zmm10 /* g0x1.3 */
+	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_12 = bcast32() */
+	vmovdqa64 %zmm6, %zmm23 /* g0x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm5, %zmm23 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vpxord %zmm9, %zmm23, %zmm22 /* g0t_3 = xor(g0k_3, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm22, %zmm8, %zmm8 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_13 = bcast32() */
+	vmovdqa64 %zmm13, %zmm23 /* g1x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm11, %zmm23 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
+	vpxord %zmm15, %zmm23, %zmm22 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm22, %zmm14, %zmm14 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_14 = bcast32() */
+	vmovdqa64 %zmm17, %zmm23 /* g2x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm23 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm19, %zmm23, %zmm22 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm22, %zmm18, %zmm18 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_15 = bcast32() */
+	vmovdqa64 %zmm1, %zmm23 /* g3x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm2, %zmm23 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
+	vpxord %zmm4, %zmm23, %zmm22 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g3s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm22, %zmm3, %zmm3 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx512_gfni_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm10, %zmm31, %zmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm10, %zmm31, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm4, %zmm9, %zmm10 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm4, %zmm9, %zmm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm10, %zmm0, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm10, %zmm0, %zmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm4, %zmm3, %zmm10 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm4 /* outbe = lookup16(tro1, bswap32) */
+	vpunpckldq %zmm5, %zmm8, %zmm22 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm6, %zmm9, %zmm8 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm6, %zmm9, %zmm6 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm8, %zmm22, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm8, %zmm22, %zmm8 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm6, %zmm5, %zmm22 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm6, %zmm5, %zmm5 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm6 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
-	vpxord %zmm9, %zmm4, %zmm4 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm4, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm0, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm0, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm3 /* msg_3 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
-	vpunpckldq %zmm11, %zmm14, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm11, %zmm14, %zmm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm13, %zmm15, %zmm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpxord %zmm9, %zmm6, %zmm6 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm6, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm6 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm8 /* msg_1 = load() */
+	vpxord %zmm8, %zmm6, %zmm6 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm6, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm22, %zmm6 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm8 /* msg_2 = load() */
+	vpxord %zmm8, %zmm6, %zmm6 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm6, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm6 /* msg_3 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm5, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm11, %zmm14, %zmm5 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm11, %zmm14, %zmm6 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm13, %zmm15, %zmm8 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	vpunpckhdq %zmm13, %zmm15, %zmm9 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
+	vpunpckldq %zmm8, %zmm5, %zmm11 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm9, %zmm6, %zmm8 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm9, %zmm6, %zmm6 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm11, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm11 /* msg_4 = load() */
+	vpxord %zmm11, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
-	vpunpckldq %zmm16, %zmm18, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm16, %zmm18, %zmm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm17, %zmm19, %zmm4 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpxord %zmm9, %zmm5, %zmm5 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm5, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm5 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm8 /* msg_6 = load() */
+	vpxord %zmm8, %zmm5, %zmm5 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm5, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm6 /* msg_7 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm5, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm16, %zmm18, %zmm5 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm16, %zmm18, %zmm6 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm17, %zmm19, %zmm8 /* tro0_10 = unpacklo(g2x2, g2x0) */
 	vpunpckhdq %zmm17, %zmm19, %zmm9 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm10 /* msg_8 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
+	vpunpckldq %zmm8, %zmm5, %zmm11 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm9, %zmm6, %zmm8 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm9, %zmm6, %zmm6 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm11, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm11 /* msg_8 = load() */
+	vpxord %zmm11, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu64 %zmm9, 512(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu64 576(%rcx), %zmm9 /* msg_9 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm20, %zmm22, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm20, %zmm22, %zmm3 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm21, %zmm23, %zmm4 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm21, %zmm23, %zmm9 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm10 /* msg_12 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm9, 768(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm9 /* msg_13 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
-	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
-	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
-	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
-	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	vpunpckldq %zmm24, %zmm26, %zmm0 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq %zmm24, %zmm26, %zmm3 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vpunpckldq %zmm25, %zmm27, %zmm4 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq %zmm25, %zmm27, %zmm9 /* tro0_19 = unpackhi(g4x2, g4x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm10 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpunpckldq %zmm9, %zmm3, %zmm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
-	vpunpckhdq %zmm9, %zmm3, %zmm3 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm10, %zmm9 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vmovdqu64 1024(%rcx), %zmm10 /* msg_16 = load() */
-	vpxord %zmm10, %zmm9, %zmm9 /* ct_16 = xor(outbe_16, msg_16) */
-	vmovdqu64 %zmm9, 1024(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_17 = lookup16(tro1_17, bswap32) */
-	vmovdqu64 1088(%rcx), %zmm9 /* msg_17 = load() */
-	vpxord %zmm9, %zmm0, %zmm0 /* ct_17 = xor(outbe_17, msg_17) */
-	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vmovdqu64 1152(%rcx), %zmm4 /* msg_18 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_18 = xor(outbe_18, msg_18) */
-	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
-	vmovdqu64 1216(%rcx), %zmm3 /* msg_19 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_19 = xor(outbe_19, msg_19) */
-	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
-	vpunpckldq %zmm12, %zmm28, %zmm0 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq %zmm12, %zmm28, %zmm3 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vpunpckldq %zmm7, %zmm29, %zmm4 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq %zmm7, %zmm29, %zmm7 /* tro0_23 = unpackhi(g5x2, g5x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm9 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpunpckldq %zmm7, %zmm3, %zmm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
-	vpunpckhdq %zmm7, %zmm3, %zmm3 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm7 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vmovdqu64 1280(%rcx), %zmm9 /* msg_20 = load() */
-	vpxord %zmm9, %zmm7, %zmm7 /* ct_20 = xor(outbe_20, msg_20) */
-	vmovdqu64 %zmm7, 1280(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_21 = lookup16(tro1_21, bswap32) */
-	vmovdqu64 1344(%rcx), %zmm7 /* msg_21 = load() */
-	vpxord %zmm7, %zmm0, %zmm0 /* ct_21 = xor(outbe_21, msg_21) */
-	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vmovdqu64 1408(%rcx), %zmm4 /* msg_22 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_22 = xor(outbe_22, msg_22) */
-	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
-	vmovdqu64 1472(%rcx), %zmm3 /* msg_23 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_23 = xor(outbe_23, msg_23) */
-	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
-	vpunpckldq %zmm30, %zmm6, %zmm0 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq %zmm30, %zmm6, %zmm3 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vpunpckldq %zmm5, %zmm8, %zmm4 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_27 = unpackhi(g6x2, g6x0) */
-	vpunpckldq %zmm4, %zmm0, %zmm6 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
-	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpunpckldq %zmm5, %zmm3, %zmm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
-	vpunpckhdq %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vmovdqu64 1536(%rcx), %zmm6 /* msg_24 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_24 = xor(outbe_24, msg_24) */
-	vmovdqu64 %zmm5, 1536(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_25 = lookup16(tro1_25, bswap32) */
-	vmovdqu64 1600(%rcx), %zmm5 /* msg_25 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_25 = xor(outbe_25, msg_25) */
-	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm0 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vmovdqu64 1664(%rcx), %zmm4 /* msg_26 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_26 = xor(outbe_26, msg_26) */
-	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
-	vmovdqu64 1728(%rcx), %zmm3 /* msg_27 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_27 = xor(outbe_27, msg_27) */
-	vmovdqu64 %zmm0, 1728(%rdx) /* store ct_27 */
-	vmovdqa64 384(%rsp), %zmm0 /* reload g7x3.2 */
-	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vpunpckldq 320(%rsp), %zmm2, %zmm1 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 320(%rsp), %zmm2, %zmm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
-	vpunpckldq %zmm1, %zmm3, %zmm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
-	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpunpckldq %zmm2, %zmm0, %zmm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
-	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vmovdqu64 1792(%rcx), %zmm4 /* msg_28 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_28 = xor(outbe_28, msg_28) */
-	vmovdqu64 %zmm2, 1792(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
-	vmovdqu64 1856(%rcx), %zmm2 /* msg_29 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_29 = xor(outbe_29, msg_29) */
-	vmovdqu64 %zmm1, 1856(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vmovdqu64 1920(%rcx), %zmm2 /* msg_30 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_30 = xor(outbe_30, msg_30) */
-	vmovdqu64 %zmm1, 1920(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm0, %zmm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
-	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
-	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(outbe_31, msg_31) */
-	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload y_next */
+	vpxord %zmm9, %zmm5, %zmm5 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm5, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm5 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm8 /* msg_10 = load() */
+	vpxord %zmm8, %zmm5, %zmm5 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm5, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm6 /* msg_11 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm5, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm2, %zmm3, %zmm5 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm2, %zmm3, %zmm2 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm1, %zmm4, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm1, %zmm4, %zmm1 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm3, %zmm5, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm3, %zmm5, %zmm3 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm1, %zmm2, %zmm5 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm2, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm2 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* ct_13 = xor(outbe_13, msg_13) */
+	vmovdqu64 %zmm2, 832(%rdx) /* store ct_13 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
+	vpxord %zmm3, %zmm2, %zmm2 /* ct_14 = xor(outbe_14, msg_14) */
+	vmovdqu64 %zmm2, 896(%rdx) /* store ct_14 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm1 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vmovdqu64 960(%rcx), %zmm2 /* msg_15 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_15 = xor(outbe_15, msg_15) */
+	vmovdqu64 %zmm1, 960(%rdx) /* store ct_15 */
 	vmovdqu64 %zmm0, 64(%rsi) /* store y_next */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_gcm)
@@ -7582,6 +4132,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_5_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_5_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_5_rotl24, "aM", @progbits, 64
 	.balign 64
@@ -7599,15 +4158,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_5_rotl16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_5_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_5_bswap32, "aM", @progbits, 64
@@ -7654,6 +4204,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_6_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_6_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_6_rotl24, "aM", @progbits, 64
 	.balign 64
@@ -7671,15 +4230,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_6_rotl16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_6_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_6_bswap32, "aM", @progbits, 64
@@ -7897,150 +4447,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
-/* block_k_16: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_16:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00
-
-/* block_k_17: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_17, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_17:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x00
-
-/* block_k_18: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_18, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_18:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b, 0x00
-
-/* block_k_19: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_19, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_19:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f, 0x00
-
-/* block_k_20: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_20, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_20:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x00
-
-/* block_k_21: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_21, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_21:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x00
-
-/* block_k_22: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_22, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_22:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b, 0x00
-
-/* block_k_23: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_23, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_23:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f, 0x00
-
-/* block_k_24: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_24, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_24:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, 0x00
-
-/* block_k_25: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_25, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_25:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67, 0x00
-
-/* block_k_26: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_26, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_26:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00
-
-/* block_k_27: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_27, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_27:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x00
-
-/* block_k_28: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_28, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_28:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73, 0x00
-
-/* block_k_29: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_29, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_29:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0x00
-
-/* block_k_30: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_30, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_30:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0x00
-
-/* block_k_31: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_31, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_block_k_31:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0x00
-
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_gfni_mat, "aM", @progbits, 64
 	.balign 64
@@ -8059,6 +4465,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_7_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_rotl24, "aM", @progbits, 64
 	.balign 64
@@ -8076,15 +4491,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_rotl16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_bswap32, "aM", @progbits, 64
@@ -8131,6 +4537,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_8_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl24, "aM", @progbits, 64
 	.balign 64
@@ -8148,15 +4563,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_rotl16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_8_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_bswap32, "aM", @progbits, 64
@@ -8428,150 +4834,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
-/* block_k_16: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_16:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x42, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00
-
-/* block_k_17: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_17, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_17:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x44, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x45, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x00
-
-/* block_k_18: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_18, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_18:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4b, 0x00
-
-/* block_k_19: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_19, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_19:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4f, 0x00
-
-/* block_k_20: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_20, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_20:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x51, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x53, 0x00
-
-/* block_k_21: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_21, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_21:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x54, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x00
-
-/* block_k_22: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_22, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_22:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x58, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5b, 0x00
-
-/* block_k_23: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_23, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_23:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5f, 0x00
-
-/* block_k_24: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_24, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_24:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x61, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x62, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, 0x00
-
-/* block_k_25: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_25, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_25:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x65, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x67, 0x00
-
-/* block_k_26: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_26, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_26:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x69, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b, 0x00
-
-/* block_k_27: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_27, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_27:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6f, 0x00
-
-/* block_k_28: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_28, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_28:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x73, 0x00
-
-/* block_k_29: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_29, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_29:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x74, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x75, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x76, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x77, 0x00
-
-/* block_k_30: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_30, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_30:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x78, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x79, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7a, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0x00
-
-/* block_k_31: byte 14 of each lane: its block's number k in the batch */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_31, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_block_k_31:
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7c, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7d, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7e, 0x00
-	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7f, 0x00
-
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_gfni_mat, "aM", @progbits, 64
 	.balign 64
@@ -8590,6 +4852,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl16, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl24, "aM", @progbits, 64
 	.balign 64
@@ -8607,15 +4878,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_rotl16, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_rotl16:
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
-	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_bswap32, "aM", @progbits, 64
