@@ -776,7 +776,13 @@ C_PRELUDE = {
     size_t len = 4096;
     static sm4_key key;
     sm4_set_key(&key, key_bytes);
-    (void)iv; (void)in; (void)out; (void)len;""",
+    static uint8_t aad[64] = {3}, tag[16];
+    size_t aad_len = 20, n = 2;
+    const sm4_key *key_ptrs[2] = {&key, &key};
+    const uint8_t *ivs[2] = {iv, iv}, *ins[2] = {in, in + 4096};
+    uint8_t *outs[2] = {out, out + 4096};
+    (void)iv; (void)in; (void)out; (void)len; (void)aad; (void)aad_len; (void)tag; (void)n; (void)key_ptrs;
+    (void)ivs; (void)ins; (void)outs;""",
     "zuc": """
     static uint8_t key[32] = {1}, iv[25] = {2}, in[8192], out[8192], msg[8192], tag[16];
     size_t bits = 8000, n = 2;

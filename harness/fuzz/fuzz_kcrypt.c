@@ -277,7 +277,8 @@ static void pick_kernel(fz_reader *r, argv_builder *b, model *m)
 static void build(fz_reader *r, argv_builder *b, model *m, size_t len, char **mode_text, char **cipher_text)
 {
     static const char *const bogus_ciphers[] = {"sm5", "", "zuc", "SM4", "ublock128_64", "-", "aes"};
-    static const char *const bogus_modes[] = {"gcm", "", "enc", "mac", "ecb", "CTR", "-"};
+    /* no mode of any cipher (SM4's gcm, ccm, xts, cmac and cbc-mac are modes since issue 44) */
+    static const char *const bogus_modes[] = {"ofb", "", "enc", "mac", "ecb", "CTR", "-"};
     memset(m, 0, sizeof *m);
     m->predict = 1, m->valid = 1, m->method = -1;
     m->cipher = fz_below(r, 6);
