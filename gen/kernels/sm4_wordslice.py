@@ -53,11 +53,9 @@ def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4, ke
         rows = transpose(b, [x[g][slot] for slot in (3, 2, 1, 0)], 32, "tro")
         for k in range(4):
             b.store("out", (4 * g + k) * bits // 8, b.lookup16(rows[k], bswap, "outbe"))
-    if keys_per_block:
-        return b.finish(batch_blocks=blocks, key_form="words_per_block", rounds_per_iteration=rounds_per_iteration,
-                        strategy="wordslice", key_order=multi_key_order(bits, groups))
-    return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=rounds_per_iteration,
-                    strategy="wordslice")
+    keys = dict(key_form="words_per_block", key_order=multi_key_order(bits, groups)) if keys_per_block \
+        else dict(key_form="words")
+    return b.finish(batch_blocks=blocks, rounds_per_iteration=rounds_per_iteration, strategy="wordslice", **keys)
 
 
 def multi_key_order(bits, groups):

@@ -341,14 +341,7 @@ static inline int kc_gcm_tag_length_valid(size_t n)
 static inline void kc_cbc_mac_blocks(const kc_block_cipher *c, uint8_t y[KC_GF128_BLOCK], const uint8_t *m,
                                      size_t nblocks)
 {
-    if (c->encrypt_chained) {
-        c->encrypt_chained(c->bound, y, m, NULL, nblocks);
-        return;
-    }
-    for (size_t i = 0; i < nblocks; i++, m += KC_GF128_BLOCK) {
-        kc_xor_bytes(y, y, m, KC_GF128_BLOCK);
-        c->crypt(c->bound, 1, y, y, 1);
-    }
+    kc_cbc_encrypt_chained(c, y, m, NULL, nblocks);
 }
 
 /* CBC-MAC over `len` bytes, the last block zero-padded (CCM's formatting). */

@@ -126,6 +126,8 @@ static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
  * ciphertext block after each call, so a message in pieces of whole blocks
  * chains exactly as in one call. */
 
+/* chain <- E(chain ^ in_i), out_i <- chain for each block; out NULL runs the
+ * MACs' chain (CBC-MAC, CMAC, CCM: kc_gf128_modes.h) and writes only chain. */
 static inline void kc_cbc_encrypt_chained(const kc_block_cipher *c, uint8_t *chain, const uint8_t *in,
                                           uint8_t *out, size_t nblocks)
 {
@@ -134,10 +136,11 @@ static inline void kc_cbc_encrypt_chained(const kc_block_cipher *c, uint8_t *cha
         return;
     }
     const size_t bb = c->block_bytes;
-    for (size_t i = 0; i < nblocks; i++, in += bb, out += bb) {
+    for (size_t i = 0; i < nblocks; i++, in += bb) {
         kc_xor_bytes(chain, chain, in, bb);
         c->crypt(c->bound, 1, chain, chain, 1);
-        memcpy(out, chain, bb);
+        if (out)
+            memcpy(out + i * bb, chain, bb);
     }
 }
 
